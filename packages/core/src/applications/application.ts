@@ -1,0 +1,31 @@
+import type { AccessRule } from '../access/access-rule';
+import type { ApplicationType, Permission } from '../access/permissions';
+
+/**
+ * An API-key holder. The key itself is never stored: only `keyHash` (SHA-256). `expiresAt`, when set, is the
+ * instant the key stops working; the sweeper deletes the application after it.
+ */
+export interface Application {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly name: string;
+  readonly type: ApplicationType;
+  readonly permissions: readonly Permission[];
+  readonly rules: readonly AccessRule[];
+  readonly keyHash: string;
+  readonly createdBy?: string | undefined;
+  readonly createdAt: Date;
+  readonly modifiedBy?: string | undefined;
+  readonly modifiedAt?: Date | undefined;
+  readonly expiresAt?: Date | undefined;
+}
+
+/** An application together with its plaintext key: only create and regenerate ever produce one. */
+export interface ApplicationWithKey {
+  readonly application: Application;
+  readonly key: string;
+}
+
+export function isApplicationExpired(application: Application, now: Date): boolean {
+  return application.expiresAt !== undefined && application.expiresAt.getTime() <= now.getTime();
+}

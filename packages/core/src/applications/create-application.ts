@@ -1,0 +1,70 @@
+import type { Clock } from '../shared/clock';
+import { futureDate } from '../shared/dates';
+import type { IdGenerator } from '../shared/ids';
+import type { RandomSource } from '../shared/random';
+import { ValidationError } from '../shared/errors';
+import { isApplicationType } from '../access/permissions';
+import type { RuleInput } from '../access/rule-validation';
+import type { Actor } from '../auth/actor';
+import { generateKey, hashKey, KEY_KIND_BY_TYPE } from '../auth/api-key';
+import { requirePermission } from '../auth/authorize';
+import type { Application, ApplicationWithKey } from './application';
+import { validateApplicationInput } from './application-input';
+import type { ApplicationRepository } from './application.repository';
+
+export interface CreateApplicationInput {
+  readonly name: string;
+  readonly type: string;
+  readonly permissions?: readonly string[] | undefined;
+  readonly rules?: readonly RuleInput[] | undefined;
+  readonly expiresAt?: string | null | undefined;
+}
+
+export interface ApplicationDeps {
+  readonly applications: ApplicationRepository;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly random: RandomSource;
+}
+
+export class CreateApplication {
+  constructor(private readonly deps: ApplicationDeps) {}
+
+  async execute(actor: Actor, input: CreateApplicationInput): Promise<ApplicationWithKey> {
+    requirePermission(actor, 'application:create');
+    return this.create(actor.tenantId, actor.applicationId, input);
+  }
+
+  /**
+   * Creates an application without a caller's permission check: for tenant provisioning. `presetKey` installs an
+   * operator-chosen key (the bootstrap key) instead of a generated one.
+   */
+  async create(
+    tenantId: string,
+    createdBy: string | undefined,
+    input: CreateApplicationInput,
+    presetKey?: string,
+  ): Promise<ApplicationWithKey> {
+    if (!isApplicationType(input.type)) {
+      throw ValidationError.field('type', 'Type must be one of private, public, management.');
+    }
+    const now = this.deps.clock.now();
+    const valid = validateApplicationInput(input.type, input);
+    const expiresAt = input.expiresAt ? futureDate('expires_at', input.expiresAt, now) : undefined;
+    const key = presetKey ? { plaintext: presetKey, hash: hashKey(presetKey) } : generateKey(KEY_KIND_BY_TYPE[input.type], this.deps.random);
+    const application: Application = {
+      id: this.deps.ids.next(),
+      tenantId,
+      name: valid.name,
+      type: input.type,
+      permissions: valid.permissions,
+      rules: valid.rules,
+      keyHash: key.hash,
+      createdBy,
+      createdAt: now,
+      expiresAt,
+    };
+    await this.deps.applications.create(application);
+    return { application, key: key.plaintext };
+  }
+}

@@ -1,0 +1,18 @@
+const CONTAINER = /^\/(?:[a-z0-9_-]+\/)*$/;
+
+/**
+ * Normalizes a container path: lower-cased, with leading and trailing `/`, segments of `[a-z0-9_-]`.
+ * Returns undefined when the path cannot be a container.
+ */
+export function normalizeContainer(path: string): string | undefined {
+  let value = path.trim().toLowerCase();
+  if (value.length === 0 || value.length > 400) return undefined;
+  if (!value.startsWith('/')) value = `/${value}`;
+  if (!value.endsWith('/')) value = `${value}/`;
+  return CONTAINER.test(value) ? value : undefined;
+}
+
+/** True when `container` is `scope` or lies below it (`/pci/high/` is within `/pci/`). */
+export function isWithinContainer(container: string, scope: string): boolean {
+  return container.startsWith(scope);
+}

@@ -1,0 +1,90 @@
+/**
+ * Domain errors: expected failures, each with a stable `code`. The HTTP edge maps codes to statuses in one table;
+ * core never speaks HTTP. Messages and field errors must never carry token data, keys, nonces or secrets.
+ */
+
+/** Field path (snake_case, e.g. `data.number`, `rules[0].transform`) to messages. */
+export type FieldErrors = Readonly<Record<string, readonly string[]>>;
+
+export abstract class DomainError extends Error {
+  abstract readonly code: string;
+
+  protected constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The request is malformed or breaks a business rule; nothing was changed. */
+export class ValidationError extends DomainError {
+  readonly code = 'VALIDATION_FAILED';
+
+  constructor(
+    readonly errors: FieldErrors,
+    message = 'One or more validation errors occurred.',
+  ) {
+    super(message);
+  }
+
+  static field(path: string, message: string): ValidationError {
+    return new ValidationError({ [path]: [message] });
+  }
+}
+
+/** No credentials, or credentials that are unknown, expired or revoked. */
+export class UnauthenticatedError extends DomainError {
+  readonly code = 'UNAUTHENTICATED';
+
+  constructor(message = 'A valid API key is required.') {
+    super(message);
+  }
+}
+
+/** The caller is known but lacks the permission, or no access rule grants it. */
+export class ForbiddenError extends DomainError {
+  readonly code = 'FORBIDDEN';
+
+  constructor(message = 'The API key does not have the permission for this operation.') {
+    super(message);
+  }
+}
+
+/** Absent, or belonging to another tenant: the two are indistinguishable by design. */
+export class NotFoundError extends DomainError {
+  readonly code: string;
+
+  constructor(resource: string, code = `${resource.toUpperCase().replace(/ /g, '_')}_NOT_FOUND`) {
+    super(`The ${resource} was not found.`);
+    this.code = code;
+  }
+}
+
+/** The request clashes with existing state (duplicate id, nonce already used, member already exists). */
+export class ConflictError extends DomainError {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A valid request that the current state forbids (deleting the OWNER member). */
+export class UnprocessableError extends DomainError {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A link or one-time secret that once existed but no longer works (used, resent over or expired). */
+export class GoneError extends DomainError {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,15 @@
+import type { ApplicationRepository } from '../applications/application.repository';
+import type { MemberRepository } from '../members/member';
+import type { SystemRepository } from '../tenants/system.repository';
+import type { TenantRepository } from '../tenants/tenant';
+import type { UserRepository } from '../users/user';
+
+/** Every repository of one storage technology, opened together and closed together. */
+export interface Store {
+  readonly tenants: TenantRepository;
+  readonly users: UserRepository;
+  readonly members: MemberRepository;
+  readonly applications: ApplicationRepository;
+  readonly system: SystemRepository;
+  close(): Promise<void>;
+}

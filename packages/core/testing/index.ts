@@ -1,0 +1,4 @@
+export * from './fixed-clock';
+export * from './sequential-ids';
+export * from './builders';
+export * from './store-contract';

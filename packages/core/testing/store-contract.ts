@@ -1,0 +1,20 @@
+import type { Store } from '../src/shared/store';
+import { anApplication } from './builders';
+import { describeApplicationContract } from './contracts/applications.contract';
+import { describeDirectoryContract } from './contracts/directory.contract';
+
+/** Opens a fresh, empty store for one test; the suite closes it. */
+export type StoreFactory = () => Promise<Store>;
+
+/**
+ * The one behavioural contract every store adapter must pass. Run it from the adapter's own tests:
+ * `describeStoreContract('sqlite', () => openSqliteStore({ file }))`.
+ */
+export function describeStoreContract(name: string, open: StoreFactory): void {
+  describe(`${name} store contract`, () => {
+    describeDirectoryContract(open);
+    describeApplicationContract(open);
+  });
+}
+
+export { anApplication };

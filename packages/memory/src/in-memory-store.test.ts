@@ -1,0 +1,4 @@
+import { describeStoreContract } from '@svc/core/testing';
+import { createMemoryStore } from './in-memory-store';
+
+describeStoreContract('memory', async () => createMemoryStore());

@@ -1,0 +1,23 @@
+import type { Store } from '@svc/core';
+import { InMemoryApplicationRepository } from './in-memory-application.repository';
+import {
+  InMemoryMemberRepository,
+  InMemorySystemRepository,
+  InMemoryTenantRepository,
+  InMemoryUserRepository,
+} from './in-memory-directory';
+
+/** A complete store held in this process's memory: for tests and for embedding the vault. Nothing persists. */
+export class InMemoryStore implements Store {
+  readonly tenants = new InMemoryTenantRepository();
+  readonly users = new InMemoryUserRepository();
+  readonly members = new InMemoryMemberRepository();
+  readonly applications = new InMemoryApplicationRepository();
+  readonly system = new InMemorySystemRepository();
+
+  async close(): Promise<void> {}
+}
+
+export function createMemoryStore(): InMemoryStore {
+  return new InMemoryStore();
+}

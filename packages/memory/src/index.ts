@@ -1,0 +1,3 @@
+export * from './in-memory-store';
+export * from './in-memory-application.repository';
+export * from './in-memory-directory';

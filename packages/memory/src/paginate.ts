@@ -1,0 +1,17 @@
+import { offsetOf, type Page, type PageRequest } from '@svc/core';
+
+interface Ordered {
+  readonly id: string;
+  readonly createdAt: Date;
+}
+
+/** Newest first, then by id descending: the order every store uses, so pages are stable. */
+export function newestFirst(a: Ordered, b: Ordered): number {
+  return b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+export function paginate<T extends Ordered>(items: Iterable<T>, request: PageRequest): Page<T> {
+  const sorted = [...items].sort(newestFirst);
+  const start = offsetOf(request);
+  return { items: sorted.slice(start, start + request.size), total: sorted.length, page: request.page, size: request.size };
+}

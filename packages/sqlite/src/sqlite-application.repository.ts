@@ -1,0 +1,119 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { AccessRule, Application, ApplicationFilter, ApplicationRepository, Page, PageRequest, Permission } from '@svc/core';
+import { offsetOf } from '@svc/core';
+import { date, ms, nul, opt, placeholders } from './rows';
+
+interface ApplicationRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  type: Application['type'];
+  permissions: string;
+  rules: string;
+  key_hash: string;
+  created_by: string | null;
+  created_at: number;
+  modified_by: string | null;
+  modified_at: number | null;
+  expires_at: number | null;
+}
+
+function toApplication(row: ApplicationRow): Application {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    name: row.name,
+    type: row.type,
+    permissions: JSON.parse(row.permissions) as Permission[],
+    rules: JSON.parse(row.rules) as AccessRule[],
+    keyHash: row.key_hash,
+    createdBy: opt(row.created_by),
+    createdAt: new Date(row.created_at),
+    modifiedBy: opt(row.modified_by),
+    modifiedAt: date(row.modified_at),
+    expiresAt: date(row.expires_at),
+  };
+}
+
+function toRow(app: Application): ApplicationRow {
+  return {
+    id: app.id,
+    tenant_id: app.tenantId,
+    name: app.name,
+    type: app.type,
+    permissions: JSON.stringify(app.permissions),
+    rules: JSON.stringify(app.rules),
+    key_hash: app.keyHash,
+    created_by: nul(app.createdBy),
+    created_at: app.createdAt.getTime(),
+    modified_by: nul(app.modifiedBy),
+    modified_at: ms(app.modifiedAt),
+    expires_at: ms(app.expiresAt),
+  };
+}
+
+/** Applications in SQLite; the key hash is UNIQUE and indexed, so authentication is one index lookup. */
+export class SqliteApplicationRepository implements ApplicationRepository {
+  private readonly insert: Statement;
+  private readonly byId: Statement;
+  private readonly byKey: Statement;
+  private readonly replace: Statement;
+  private readonly remove: Statement;
+  private readonly expired: Statement;
+
+  constructor(private readonly db: Database) {
+    this.insert = db.prepare(`INSERT INTO applications VALUES (@id, @tenant_id, @name, @type, @permissions, @rules,
+      @key_hash, @created_by, @created_at, @modified_by, @modified_at, @expires_at)`);
+    this.byId = db.prepare('SELECT * FROM applications WHERE tenant_id = ? AND id = ?');
+    this.byKey = db.prepare('SELECT * FROM applications WHERE key_hash = ?');
+    this.replace = db.prepare(`UPDATE applications SET name = @name, permissions = @permissions, rules = @rules,
+      key_hash = @key_hash, modified_by = @modified_by, modified_at = @modified_at, expires_at = @expires_at
+      WHERE tenant_id = @tenant_id AND id = @id`);
+    this.remove = db.prepare('DELETE FROM applications WHERE tenant_id = ? AND id = ?');
+    this.expired = db.prepare('DELETE FROM applications WHERE expires_at IS NOT NULL AND expires_at <= ?');
+  }
+
+  async create(application: Application): Promise<void> {
+    this.insert.run(toRow(application));
+  }
+
+  async findById(tenantId: string, id: string): Promise<Application | undefined> {
+    const row = this.byId.get(tenantId, id) as ApplicationRow | undefined;
+    return row && toApplication(row);
+  }
+
+  async findByKeyHash(keyHash: string): Promise<Application | undefined> {
+    const row = this.byKey.get(keyHash) as ApplicationRow | undefined;
+    return row && toApplication(row);
+  }
+
+  async list(tenantId: string, filter: ApplicationFilter, page: PageRequest): Promise<Page<Application>> {
+    let where = 'tenant_id = ?';
+    const params: unknown[] = [tenantId];
+    if (filter.ids) {
+      where += ` AND id IN (${placeholders(filter.ids.length)})`;
+      params.push(...filter.ids);
+    }
+    if (filter.type) {
+      where += ' AND type = ?';
+      params.push(filter.type);
+    }
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM applications WHERE ${where}`).get(...params) as { n: number }).n;
+    const rows = this.db
+      .prepare(`SELECT * FROM applications WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+      .all(...params, page.size, offsetOf(page)) as ApplicationRow[];
+    return { items: rows.map(toApplication), total, page: page.page, size: page.size };
+  }
+
+  async update(application: Application): Promise<boolean> {
+    return this.replace.run(toRow(application)).changes === 1;
+  }
+
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    return this.remove.run(tenantId, id).changes === 1;
+  }
+
+  async deleteExpired(now: Date): Promise<number> {
+    return this.expired.run(now.getTime()).changes;
+  }
+}

@@ -1,0 +1,25 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeStoreContract } from '@svc/core/testing';
+import { openSqliteStore } from './sqlite-store';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-'));
+let n = 0;
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describeStoreContract('sqlite', async () => openSqliteStore({ file: join(dir, `store-${++n}.db`) }));
+
+describe('sqlite file', () => {
+  it('runs in WAL mode and keeps data across reopening', async () => {
+    const file = join(dir, 'reopen.db');
+    const first = openSqliteStore({ file });
+    expect(first.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    await first.tenants.create({ id: 't1', name: 'Acme', ownerId: 'u1', createdAt: new Date('2026-01-01T00:00:00.000Z') });
+    await first.close();
+    const second = openSqliteStore({ file });
+    expect((await second.tenants.findById('t1'))?.name).toBe('Acme');
+    await second.close();
+  });
+});

@@ -1,0 +1,48 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import type { Store } from '@svc/core';
+import { migrate } from './schema';
+import { SqliteApplicationRepository } from './sqlite-application.repository';
+import { SqliteMemberRepository, SqliteSystemRepository, SqliteTenantRepository, SqliteUserRepository } from './sqlite-directory';
+
+export interface SqliteStoreOptions {
+  /** Path of the database file; created with its directory when missing. */
+  readonly file: string;
+}
+
+/**
+ * The embedded store: one SQLite file in WAL mode, so readers never block the writer and several processes
+ * (a running `svc serve` and `svc tenants create`) can share it. The schema is created or migrated on open.
+ */
+export class SqliteStore implements Store {
+  readonly tenants: SqliteTenantRepository;
+  readonly users: SqliteUserRepository;
+  readonly members: SqliteMemberRepository;
+  readonly applications: SqliteApplicationRepository;
+  readonly system: SqliteSystemRepository;
+
+  constructor(readonly db: Database) {
+    this.tenants = new SqliteTenantRepository(db);
+    this.users = new SqliteUserRepository(db);
+    this.members = new SqliteMemberRepository(db);
+    this.applications = new SqliteApplicationRepository(db);
+    this.system = new SqliteSystemRepository(db);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  mkdirSync(dirname(options.file), { recursive: true });
+  const db = new BetterSqlite3(options.file);
+  db.pragma('journal_mode = WAL');
+  // FULL: a write acknowledged to a client survives power loss, not only a process crash.
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  return new SqliteStore(db);
+}
