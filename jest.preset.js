@@ -7,7 +7,7 @@ const root = __dirname;
 module.exports = {
   testEnvironment: 'node',
   transform: {
-    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: path.join(root, 'tsconfig.jest.json') }],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(root, 'tsconfig.jest.json') }],
   },
   moduleNameMapper: {
     '^@svc/core$': path.join(root, 'packages/core/src/index.ts'),

@@ -1,0 +1,37 @@
+/** Process configuration, read once from the environment and validated before anything starts. */
+export type StoreKind = 'sqlite' | 'memory' | 'mongo';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly store: StoreKind;
+  readonly mongoUri?: string | undefined;
+  /** 32 bytes; from SVC_MASTER_KEY, or generated into the data dir for the SQLite store. Secret. */
+  readonly masterKey?: Buffer | undefined;
+  readonly smtpUrl?: string | undefined;
+  readonly mailFrom: string;
+  readonly publicUrl: string;
+  /** Installed as the bootstrap management key on first start. Secret. */
+  readonly bootstrapApiKey?: string | undefined;
+  readonly ownerEmail: string;
+  readonly logLevel: LogLevel;
+  /** Milliseconds a card cvc is kept after creation. */
+  readonly cvcRetentionMs: number;
+  /** Largest accepted request body, in bytes. */
+  readonly bodyLimitBytes: number;
+  /** Milliseconds between sweeps of expired objects. */
+  readonly sweepIntervalMs: number;
+}
+
+/** A configuration value that cannot start the vault; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}

@@ -1,0 +1,111 @@
+import { isEmail } from '@svc/core';
+import { type Config, ConfigError, type LogLevel, type StoreKind } from './config';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+const STORES: readonly StoreKind[] = ['sqlite', 'memory', 'mongo'];
+
+function value(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = value(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer between ${min} and ${max}, got '${raw}'`);
+  }
+  return Number(raw);
+}
+
+const UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `3600` (seconds), `90s`, `30m`, `1h`, `250ms`. */
+export function duration(env: Env, name: string, fallbackMs: number): number {
+  const raw = value(env, name);
+  if (raw === undefined) return fallbackMs;
+  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(raw);
+  if (!match) throw new ConfigError(name, `must be a duration such as 3600, 90s, 30m or 1h, got '${raw}'`);
+  return Number(match[1]) * UNITS_MS[match[2] ?? 's']!;
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = { b: 1, kb: 1024, mb: 1024 ** 2 };
+
+/** `1048576`, `512kb`, `1mb`. */
+function bytes(env: Env, name: string, fallback: number): number {
+  const raw = value(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  const match = /^(\d+)(b|kb|mb)?$/.exec(raw);
+  const size = match ? Number(match[1]) * SIZE_UNITS[match[2] ?? 'b']! : NaN;
+  if (!(size >= 1024 && size <= 64 * 1024 ** 2)) throw new ConfigError(name, `must be a size between 1kb and 64mb, got '${raw}'`);
+  return size;
+}
+
+function masterKey(env: Env): Buffer | undefined {
+  const raw = value(env, 'SVC_MASTER_KEY');
+  if (raw === undefined) return undefined;
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32 || key.toString('base64').replace(/=+$/, '') !== raw.replace(/=+$/, '')) {
+    throw new ConfigError('SVC_MASTER_KEY', 'must be 32 bytes encoded in base64 (openssl rand -base64 32)');
+  }
+  return key;
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = value(env, name);
+  if (raw === undefined) return undefined;
+  try {
+    new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be an absolute URL');
+  }
+  return raw;
+}
+
+function store(env: Env, mongoUri: string | undefined): StoreKind {
+  const raw = value(env, 'SVC_STORE');
+  if (raw === undefined) return mongoUri ? 'mongo' : 'sqlite';
+  if (!(STORES as readonly string[]).includes(raw)) throw new ConfigError('SVC_STORE', `must be one of ${STORES.join(', ')}, got '${raw}'`);
+  return raw as StoreKind;
+}
+
+/** Reads and validates the configuration; throws a ConfigError naming the first wrong variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'SVC_PORT', 8080, 0, 65535);
+  const host = value(env, 'SVC_HOST') ?? '127.0.0.1';
+  const mongoUri = url(env, 'MONGODB_URI');
+  const kind = store(env, mongoUri);
+  if (kind === 'mongo') {
+    throw new ConfigError('SVC_STORE', 'the mongo store is not part of this build yet; use sqlite or memory');
+  }
+  const logLevel = value(env, 'SVC_LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('SVC_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const ownerEmail = value(env, 'SVC_OWNER_EMAIL') ?? 'owner@localhost';
+  if (!isEmail(ownerEmail)) throw new ConfigError('SVC_OWNER_EMAIL', 'must be a well-formed e-mail address');
+  const mailFrom = value(env, 'SVC_MAIL_FROM') ?? 'svc <no-reply@localhost>';
+  const bootstrapApiKey = value(env, 'SVC_BOOTSTRAP_API_KEY');
+  if (bootstrapApiKey !== undefined && (/\s/.test(bootstrapApiKey) || bootstrapApiKey.length < 16)) {
+    throw new ConfigError('SVC_BOOTSTRAP_API_KEY', 'must be at least 16 characters with no spaces');
+  }
+  return {
+    port,
+    host,
+    dataDir: value(env, 'SVC_DATA_DIR') ?? './data',
+    store: kind,
+    mongoUri,
+    masterKey: masterKey(env),
+    smtpUrl: url(env, 'SVC_SMTP_URL'),
+    mailFrom,
+    publicUrl: (url(env, 'SVC_PUBLIC_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    bootstrapApiKey,
+    ownerEmail,
+    logLevel: logLevel as LogLevel,
+    cvcRetentionMs: duration(env, 'SVC_CVC_RETENTION', 3_600_000),
+    bodyLimitBytes: bytes(env, 'SVC_BODY_LIMIT', 1024 * 1024),
+    sweepIntervalMs: duration(env, 'SVC_SWEEP_INTERVAL', 60_000),
+  };
+}

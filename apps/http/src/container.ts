@@ -1,0 +1,122 @@
+import { join } from 'node:path';
+import {
+  Authenticate,
+  Bootstrap,
+  type Clock,
+  CreateApplication,
+  CreateTenant,
+  CryptoRandomSource,
+  DeleteApplication,
+  GetApplication,
+  GetApplicationByKey,
+  type IdGenerator,
+  ListApplications,
+  type RandomSource,
+  RegenerateApplicationKey,
+  type Store,
+  Sweep,
+  SystemClock,
+  UpdateApplication,
+  UuidGenerator,
+} from '@svc/core';
+import { createMemoryStore } from '@svc/memory';
+import { openSqliteStore } from '@svc/sqlite';
+import { container as root, type DependencyContainer, instanceCachingFactory } from 'tsyringe';
+import type { Config } from './config/config';
+import { loadOrCreateMasterKey } from './config/master-key';
+import { Logger } from './logger';
+import { TOKENS } from './tokens';
+
+export interface ApplicationUseCases {
+  readonly create: CreateApplication;
+  readonly list: ListApplications;
+  readonly get: GetApplication;
+  readonly getByKey: GetApplicationByKey;
+  readonly update: UpdateApplication;
+  readonly regenerate: RegenerateApplicationKey;
+  readonly remove: DeleteApplication;
+}
+
+/** Ports that tests (and embedders) may replace: a fixed clock, predictable ids, an in-memory store. */
+export interface ContainerOverrides {
+  readonly store?: Store;
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+  readonly random?: RandomSource;
+  readonly logger?: Logger;
+}
+
+/** Opens the store the configuration names. */
+export function openStore(config: Config): Store {
+  switch (config.store) {
+    case 'sqlite':
+      return openSqliteStore({ file: join(config.dataDir, 'svc.db') });
+    case 'memory':
+      return createMemoryStore();
+    default:
+      throw new Error(`store ${config.store} is not available`);
+  }
+}
+
+/** The master key: from SVC_MASTER_KEY, from the data dir (SQLite), or a throwaway one for the memory store. */
+export function resolveMasterKey(config: Config, random: RandomSource): Buffer {
+  if (config.masterKey) return config.masterKey;
+  if (config.store === 'sqlite') return loadOrCreateMasterKey(config.dataDir);
+  return Buffer.from(random.bytes(32));
+}
+
+const single = <T>(make: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(make) });
+
+/** The composition root: every adapter and use case, chosen from configuration. */
+export function buildContainer(config: Config, overrides: ContainerOverrides = {}): DependencyContainer {
+  const c = root.createChildContainer();
+  const random = overrides.random ?? new CryptoRandomSource();
+  const store = overrides.store ?? openStore(config);
+  c.register(TOKENS.Config, { useValue: config });
+  c.register(TOKENS.Logger, { useValue: overrides.logger ?? new Logger(config.logLevel) });
+  c.register(TOKENS.Store, { useValue: store });
+  c.register(TOKENS.Clock, { useValue: overrides.clock ?? new SystemClock() });
+  c.register(TOKENS.Ids, { useValue: overrides.ids ?? new UuidGenerator() });
+  c.register(TOKENS.Random, { useValue: random });
+  c.register(TOKENS.MasterKey, single(() => resolveMasterKey(config, random)));
+
+  const appDeps = (d: DependencyContainer) => ({
+    applications: d.resolve<Store>(TOKENS.Store).applications,
+    clock: d.resolve<Clock>(TOKENS.Clock),
+    ids: d.resolve<IdGenerator>(TOKENS.Ids),
+    random: d.resolve<RandomSource>(TOKENS.Random),
+  });
+  c.register(TOKENS.ApplicationUseCases, single<ApplicationUseCases>((d) => {
+    const deps = appDeps(d);
+    return {
+      create: new CreateApplication(deps),
+      list: new ListApplications(deps),
+      get: new GetApplication(deps),
+      getByKey: new GetApplicationByKey(deps),
+      update: new UpdateApplication(deps),
+      regenerate: new RegenerateApplicationKey(deps),
+      remove: new DeleteApplication(deps),
+    };
+  }));
+  c.register(TOKENS.Authenticate, single((d) => new Authenticate(appDeps(d))));
+  c.register(TOKENS.CreateTenant, single((d) => {
+    const s = d.resolve<Store>(TOKENS.Store);
+    return new CreateTenant({
+      tenants: s.tenants,
+      users: s.users,
+      members: s.members,
+      createApplication: d.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases).create,
+      clock: d.resolve<Clock>(TOKENS.Clock),
+      ids: d.resolve<IdGenerator>(TOKENS.Ids),
+    });
+  }));
+  c.register(TOKENS.Bootstrap, single((d) => new Bootstrap({
+    system: d.resolve<Store>(TOKENS.Store).system,
+    createTenant: d.resolve<CreateTenant>(TOKENS.CreateTenant),
+  })));
+  c.register(TOKENS.Sweep, single((d) => new Sweep({
+    applications: d.resolve<Store>(TOKENS.Store).applications,
+    clock: d.resolve<Clock>(TOKENS.Clock),
+  })));
+  return c;
+}

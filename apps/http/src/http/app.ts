@@ -1,0 +1,37 @@
+import type { Authenticate } from '@svc/core';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import type { Config } from '../config/config';
+import type { ApplicationUseCases } from '../container';
+import type { Logger } from '../logger';
+import { TOKENS } from '../tokens';
+import { authenticate } from './authenticate';
+import { errorHandler, notFoundHandler } from './errors';
+import { jsonBody } from './json-body';
+import { requestLog } from './request-log';
+import { applicationRoutes } from './routes/applications.routes';
+import { traceId } from './trace';
+
+function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  next();
+}
+
+/** The Express application over a built container. */
+export function createApp(container: DependencyContainer): Express {
+  const config = container.resolve<Config>(TOKENS.Config);
+  const logger = container.resolve<Logger>(TOKENS.Logger);
+  const auth = authenticate(container.resolve<Authenticate>(TOKENS.Authenticate));
+  const json = jsonBody(config.bodyLimitBytes);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(traceId, securityHeaders, requestLog(logger));
+  app.use('/applications', auth, applicationRoutes(container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json));
+  app.use(notFoundHandler);
+  app.use(errorHandler(logger));
+  return app;
+}

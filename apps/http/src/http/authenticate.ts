@@ -1,0 +1,26 @@
+import { type Actor, type Authenticate, type Permission, requirePermission } from '@svc/core';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+
+/** Reads the key from SVC-API-KEY (or BT-API-KEY, so Basis Theory SDKs work unchanged) and resolves the actor. */
+export function authenticate(useCase: Authenticate): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const key = req.get('svc-api-key') ?? req.get('bt-api-key');
+    res.locals.actor = await useCase.execute(key?.trim());
+    next();
+  };
+}
+
+export function actorOf(res: Response): Actor {
+  return res.locals.actor as Actor;
+}
+
+/**
+ * Checks a permission before the body is read, so a caller without it learns nothing from validation errors.
+ * The use case checks again: the edge check is for the order of answers, not the only guard.
+ */
+export function requires(...permissions: Permission[]): RequestHandler {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    requirePermission(actorOf(res), ...permissions);
+    next();
+  };
+}

@@ -1,0 +1,52 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { HTTP_PROBLEMS, HttpProblemError } from './problem';
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Parses a JSON body of one of `types`. A request without a body passes with `req.body` undefined (the schema
+ * then says what is missing); a body of any other media type is a 415; a body over the limit is a 413.
+ */
+export function jsonBody(limitBytes: number, types: readonly string[] = ['application/json']): RequestHandler {
+  const parse = express.json({ limit: limitBytes, type: () => true, strict: false });
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!hasBody(req)) {
+      req.body = undefined;
+      next();
+      return;
+    }
+    if (!req.is([...types])) {
+      next(new HttpProblemError(HTTP_PROBLEMS.unsupportedMediaType, `The Content-Type must be ${types.join(' or ')}.`));
+      return;
+    }
+    parse(req, res, next);
+  };
+}
+
+interface BodyParserError {
+  readonly type?: string;
+  readonly status?: number;
+}
+
+/** Turns body-parser failures into problems: 413 too large, 400 malformed JSON, 415 unsupported charset. */
+export function bodyParserProblem(error: unknown): HttpProblemError | undefined {
+  const { type } = (error ?? {}) as BodyParserError;
+  switch (type) {
+    case 'entity.too.large':
+      return new HttpProblemError(HTTP_PROBLEMS.payloadTooLarge, 'The request body is too large.');
+    case 'entity.parse.failed':
+      return new HttpProblemError(HTTP_PROBLEMS.validation, 'The request body is not valid JSON.', { body: ['Malformed JSON.'] });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new HttpProblemError(HTTP_PROBLEMS.unsupportedMediaType, 'The request body encoding is not supported.');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new HttpProblemError(HTTP_PROBLEMS.validation, 'The request body could not be read.', { body: ['Unreadable body.'] });
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,75 @@
+import {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  GoneError,
+  NotFoundError,
+  UnauthenticatedError,
+  UnprocessableError,
+  ValidationError,
+  type FieldErrors,
+} from '@svc/core';
+
+/** An RFC 9457 problem document, as every error response carries it. */
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail?: string;
+  readonly instance?: string;
+  readonly errors?: FieldErrors;
+  readonly trace_id?: string;
+}
+
+const BASE = 'https://svc.dev/errors/';
+
+interface ProblemKind {
+  readonly status: number;
+  readonly type: string;
+  readonly title: string;
+}
+
+/** The one table from domain errors to HTTP: status, problem type and title. */
+const KINDS: ReadonlyArray<readonly [abstract new (...args: never[]) => DomainError, ProblemKind]> = [
+  [ValidationError, { status: 400, type: `${BASE}validation`, title: 'One or more validation errors occurred.' }],
+  [UnauthenticatedError, { status: 401, type: `${BASE}unauthenticated`, title: 'Unauthenticated' }],
+  [ForbiddenError, { status: 403, type: `${BASE}forbidden`, title: 'Forbidden' }],
+  [NotFoundError, { status: 404, type: `${BASE}not-found`, title: 'Not Found' }],
+  [ConflictError, { status: 409, type: `${BASE}conflict`, title: 'Conflict' }],
+  [GoneError, { status: 410, type: `${BASE}gone`, title: 'Gone' }],
+  [UnprocessableError, { status: 422, type: `${BASE}unprocessable`, title: 'Unprocessable Entity' }],
+];
+
+export const HTTP_PROBLEMS = {
+  notFound: { status: 404, type: `${BASE}not-found`, title: 'Not Found' },
+  payloadTooLarge: { status: 413, type: `${BASE}payload-too-large`, title: 'Payload Too Large' },
+  unsupportedMediaType: { status: 415, type: `${BASE}unsupported-media-type`, title: 'Unsupported Media Type' },
+  validation: { status: 400, type: `${BASE}validation`, title: 'One or more validation errors occurred.' },
+  internal: { status: 500, type: `${BASE}internal`, title: 'Internal Server Error' },
+} as const satisfies Record<string, ProblemKind>;
+
+/** An error raised by the HTTP edge itself (body too large, wrong content type, malformed JSON). */
+export class HttpProblemError extends Error {
+  constructor(
+    readonly kind: ProblemKind,
+    readonly detail: string,
+    readonly errors?: FieldErrors,
+  ) {
+    super(detail);
+  }
+}
+
+export function problemFor(error: unknown, instance: string): Problem | undefined {
+  if (error instanceof HttpProblemError) {
+    return { ...error.kind, detail: error.detail, instance, ...(error.errors ? { errors: error.errors } : {}) };
+  }
+  if (!(error instanceof DomainError)) return undefined;
+  const kind = KINDS.find(([type]) => error instanceof type)?.[1];
+  if (!kind) return undefined;
+  return {
+    ...kind,
+    detail: error.message,
+    instance,
+    ...(error instanceof ValidationError ? { errors: error.errors } : {}),
+  };
+}

@@ -1,0 +1,74 @@
+import { type RequestHandler, Router } from 'express';
+import { isUuid, NotFoundError, ValidationError } from '@svc/core';
+import type { ApplicationUseCases } from '../../container';
+import { actorOf, requires } from '../authenticate';
+import { presentApplication } from '../presenters/application.presenter';
+import { presentPage } from '../presenters/pagination';
+import {
+  createApplicationSchema,
+  listApplicationsQuery,
+  updateApplicationSchema,
+} from '../schemas/application.schemas';
+import { validate } from '../validate';
+
+/** Path ids that are not UUIDs can name no application: answer as absent. */
+function applicationId(raw: string | string[] | undefined): string {
+  if (typeof raw !== 'string' || !isUuid(raw)) throw new NotFoundError('application');
+  return raw.toLowerCase();
+}
+
+export function applicationRoutes(useCases: ApplicationUseCases, json: RequestHandler): Router {
+  const router = Router();
+
+  router.post('/', requires('application:create'), json, async (req, res) => {
+    const body = validate(createApplicationSchema, req.body);
+    const { application, key } = await useCases.create.execute(actorOf(res), {
+      name: body.name,
+      type: body.type,
+      permissions: body.permissions,
+      rules: body.rules,
+      expiresAt: body.expires_at,
+    });
+    res.status(201).json(presentApplication(application, key));
+  });
+
+  router.get('/', requires('application:read'), async (req, res) => {
+    const query = validate(listApplicationsQuery, req.query);
+    query.id?.forEach((id, i) => {
+      if (!isUuid(id)) throw ValidationError.field(`id[${i}]`, 'Must be a UUID.');
+    });
+    const page = await useCases.list.execute(actorOf(res), {
+      ids: query.id?.map((id) => id.toLowerCase()),
+      type: query.type,
+      page: query.page,
+      size: query.size,
+    });
+    res.json(presentPage(page, (app) => presentApplication(app)));
+  });
+
+  router.get('/key', async (_req, res) => {
+    res.json(presentApplication(await useCases.getByKey.execute(actorOf(res))));
+  });
+
+  router.get('/:id', async (req, res) => {
+    res.json(presentApplication(await useCases.get.execute(actorOf(res), applicationId(req.params.id))));
+  });
+
+  router.put('/:id', requires('application:update'), json, async (req, res) => {
+    const id = applicationId(req.params.id);
+    const body = validate(updateApplicationSchema, req.body);
+    res.json(presentApplication(await useCases.update.execute(actorOf(res), id, body)));
+  });
+
+  router.post('/:id/regenerate', requires('application:update'), json, async (req, res) => {
+    const { application, key } = await useCases.regenerate.execute(actorOf(res), applicationId(req.params.id));
+    res.json(presentApplication(application, key));
+  });
+
+  router.delete('/:id', async (req, res) => {
+    await useCases.remove.execute(actorOf(res), applicationId(req.params.id));
+    res.status(204).end();
+  });
+
+  return router;
+}

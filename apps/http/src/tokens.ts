@@ -1,0 +1,15 @@
+/** Injection tokens for the container: one symbol per port or use-case group. */
+export const TOKENS = {
+  Config: Symbol('Config'),
+  Logger: Symbol('Logger'),
+  Store: Symbol('Store'),
+  Clock: Symbol('Clock'),
+  Ids: Symbol('IdGenerator'),
+  Random: Symbol('RandomSource'),
+  MasterKey: Symbol('MasterKey'),
+  Authenticate: Symbol('Authenticate'),
+  ApplicationUseCases: Symbol('ApplicationUseCases'),
+  CreateTenant: Symbol('CreateTenant'),
+  Bootstrap: Symbol('Bootstrap'),
+  Sweep: Symbol('Sweep'),
+} as const;

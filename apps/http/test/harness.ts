@@ -1,0 +1,49 @@
+import 'reflect-metadata';
+import type { CreateTenant, ProvisionedTenant } from '@svc/core';
+import { createMemoryStore } from '@svc/memory';
+import { FixedClock } from '@svc/core/testing';
+import request from 'supertest';
+import type { Express } from 'express';
+import { loadConfig } from '../src/config/load-config';
+import { buildContainer } from '../src/container';
+import { createApp } from '../src/http/app';
+import { Logger } from '../src/logger';
+import { TOKENS } from '../src/tokens';
+
+export interface Harness {
+  readonly app: Express;
+  readonly clock: FixedClock;
+  /** The management key of the first tenant. */
+  readonly key: string;
+  readonly tenant: ProvisionedTenant;
+  readonly logLines: string[];
+  createTenant(name?: string): Promise<ProvisionedTenant>;
+}
+
+/** The real Express app over the memory store, a fixed clock and one provisioned tenant. */
+export async function harness(env: Record<string, string> = {}): Promise<Harness> {
+  const clock = new FixedClock('2026-01-01T00:00:00.000Z');
+  const logLines: string[] = [];
+  const config = loadConfig({ SVC_STORE: 'memory', SVC_LOG_LEVEL: 'debug', ...env });
+  const container = buildContainer(config, {
+    store: createMemoryStore(),
+    clock,
+    logger: new Logger('debug', (line) => logLines.push(line)),
+  });
+  const createTenant = (name = 'Acme'): Promise<ProvisionedTenant> =>
+    container.resolve<CreateTenant>(TOKENS.CreateTenant).execute({ name, ownerEmail: `owner@${name.toLowerCase()}.test` });
+  const tenant = await createTenant();
+  return { app: createApp(container), clock, key: tenant.management.key, tenant, logLines, createTenant };
+}
+
+/** A supertest request with the key in SVC-API-KEY. */
+export function as(app: Express, key: string) {
+  const agent = request(app);
+  return {
+    get: (url: string) => agent.get(url).set('SVC-API-KEY', key),
+    post: (url: string) => agent.post(url).set('SVC-API-KEY', key),
+    put: (url: string) => agent.put(url).set('SVC-API-KEY', key),
+    patch: (url: string) => agent.patch(url).set('SVC-API-KEY', key),
+    delete: (url: string) => agent.delete(url).set('SVC-API-KEY', key),
+  };
+}
