@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { type Child, freePort, startNode } from './processes';
+import { type Scenario, type ScenarioContext, SUITES } from './scenarios';
+
+/**
+ * `npm run bench`: starts the real `svc serve` on a fresh SQLite data dir and a bare Express echo server, drives
+ * both with autocannon from this process, and prints each scenario beside the baseline. Settings:
+ * BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 10).
+ */
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const BOOTSTRAP_KEY = 'key_mgt_bench-bootstrap-key-not-for-production';
+
+interface Result {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+  readonly non2xx: number;
+}
+
+async function measure(url: string, method: string, key: string | undefined, body?: string, contentType?: string): Promise<Result> {
+  const headers: Record<string, string> = {};
+  if (key) headers['SVC-API-KEY'] = key;
+  if (body) headers['Content-Type'] = contentType ?? 'application/json';
+  const result = await autocannon({ url, method: method as 'GET', headers, body, connections: CONNECTIONS, duration: DURATION });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+async function startVault(dataDir: string): Promise<Child> {
+  const port = await freePort();
+  const script = join(__dirname, '..', 'src', 'bin', 'svc.js');
+  const env = {
+    PATH: process.env.PATH,
+    SVC_PORT: String(port),
+    SVC_DATA_DIR: dataDir,
+    SVC_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+    SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn',
+  };
+  return startNode(script, ['serve'], env, `http://127.0.0.1:${port}`, (out) => out.includes('first start') || out.includes('listening'));
+}
+
+async function startEcho(): Promise<Child> {
+  const port = await freePort();
+  const env = { PATH: process.env.PATH, PORT: String(port) };
+  return startNode(join(__dirname, 'echo-server.js'), [], env, `http://127.0.0.1:${port}`, (out) => out.includes('listening'));
+}
+
+function context(url: string): ScenarioContext {
+  return {
+    url,
+    managementKey: BOOTSTRAP_KEY,
+    async createApplication(body) {
+      const res = await fetch(`${url}/applications`, {
+        method: 'POST',
+        headers: { 'SVC-API-KEY': BOOTSTRAP_KEY, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== 201) throw new Error(`creating a bench application failed: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { key: string }).key;
+    },
+  };
+}
+
+const fmt = (n: number, digits = 0): string => n.toFixed(digits);
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const vault = await startVault(dataDir);
+  await new Promise((r) => setTimeout(r, 500));
+  const echo = await startEcho();
+  try {
+    const ctx = context(vault.url);
+    const runs: Array<{ scenario: Scenario; key: string }> = [];
+    for (const suite of SUITES) runs.push(...(await suite.prepare(ctx)));
+    const baselines: Record<string, Result> = {};
+    process.stdout.write(`svc bench: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 1024 ** 3)} GiB, node ${process.version}, ${new Date().toISOString()}\n`);
+    process.stdout.write(`${CONNECTIONS} connections, ${DURATION} s per run; server logs at ${process.env.SVC_LOG_LEVEL ?? 'warn'}\n\n`);
+    const rows: string[] = ['| scenario | req/s | p50 ms | p99 ms | baseline req/s | ratio | errors/non-2xx |', '|---|---:|---:|---:|---:|---:|---:|'];
+    for (const { scenario, key } of runs) {
+      const baselineKey = scenario.baseline === 'POST' ? `POST ${scenario.body ?? ''}` : 'GET';
+      baselines[baselineKey] ??= await measure(`${echo.url}/echo`, scenario.baseline, undefined, scenario.baseline === 'POST' ? scenario.body : undefined);
+      const base = baselines[baselineKey]!;
+      const result = await measure(`${vault.url}${scenario.path}`, scenario.method, key, scenario.body, scenario.contentType);
+      const row = `| ${scenario.name} | ${fmt(result.rps)} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt((result.rps / base.rps) * 100)}% | ${result.errors}/${result.non2xx} |`;
+      rows.push(row);
+      process.stdout.write(`${row}\n`);
+    }
+    process.stdout.write(`\n${rows.join('\n')}\n`);
+  } finally {
+    await Promise.all([vault.stop(), echo.stop()]);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,151 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** These tests run the built `svc` command as a user would: `npm test` builds before it tests. */
+const BIN = join(__dirname, '..', 'dist', 'src', 'bin', 'svc.js');
+
+interface Served {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly output: () => string;
+}
+
+function serve(env: Record<string, string>): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { PATH: process.env.PATH, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
+    const onData = (chunk: Buffer): void => {
+      out += chunk.toString();
+      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (line) {
+        clearTimeout(timer);
+        resolve({ child, url: (JSON.parse(line) as { url: string }).url, output: () => out });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+function stop(served: Served): Promise<number | null> {
+  return new Promise((resolve) => {
+    served.child.removeAllListeners('exit');
+    served.child.once('exit', (code) => resolve(code));
+    served.child.kill('SIGTERM');
+  });
+}
+
+async function get(url: string, key: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, { headers: { 'SVC-API-KEY': key } });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+const bannerKey = (output: string): string | undefined => /management key \(shown once, store it now\): (\S+)/.exec(output)?.[1];
+
+describe('the svc command', () => {
+  let dataDir: string;
+
+  beforeAll(() => {
+    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run the build first (npm test does)`);
+  });
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-process-'));
+  });
+
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('bootstraps once, keeps data across restarts, and creates tenants while serving', async () => {
+    const first = await serve({ SVC_DATA_DIR: dataDir });
+    const key = bannerKey(first.output());
+    expect(key).toMatch(/^key_mgt_/);
+    expect(statSync(join(dataDir, 'master.key')).mode & 0o777).toBe(0o600);
+    const created = await fetch(`${first.url}/applications`, {
+      method: 'POST',
+      headers: { 'SVC-API-KEY': key!, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Kept', type: 'private', permissions: ['token:read'] }),
+    });
+    expect(created.status).toBe(201);
+    const appId = ((await created.json()) as { id: string }).id;
+
+    const cli = spawnSync(process.execPath, [BIN, 'tenants', 'create', '--name', 'Second', '--owner-email', 'Boss@Example.com'], {
+      env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir },
+      encoding: 'utf8',
+    });
+    expect(cli.status).toBe(0);
+    const printed = JSON.parse(cli.stdout) as {
+      tenant: { id: string; name: string };
+      owner: { role: string; user: { email: string } };
+      application: { id: string; key: string; type: string };
+    };
+    expect(printed.tenant.name).toBe('Second');
+    expect(printed.owner).toMatchObject({ role: 'OWNER', user: { email: 'boss@example.com' } });
+    expect(printed.application.type).toBe('management');
+    const theirs = await get(`${first.url}/applications/key`, printed.application.key);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.tenant_id).toBe(printed.tenant.id);
+    expect(first.output()).not.toContain(printed.application.key);
+
+    expect(await stop(first)).toBe(0);
+
+    const second = await serve({ SVC_DATA_DIR: dataDir });
+    expect(bannerKey(second.output())).toBeUndefined();
+    const kept = await get(`${second.url}/applications/${appId}`, key!);
+    expect(kept.status).toBe(200);
+    expect(kept.body.name).toBe('Kept');
+    expect(second.output()).not.toContain(key!);
+    expect(await stop(second)).toBe(0);
+  }, 60_000);
+
+  it('installs SVC_BOOTSTRAP_API_KEY as the bootstrap key without printing it', async () => {
+    const preset = 'key_mgt_operator-chosen-bootstrap-key-0001';
+    const served = await serve({ SVC_DATA_DIR: dataDir, SVC_BOOTSTRAP_API_KEY: preset, SVC_OWNER_EMAIL: 'ops@example.com' });
+    expect(served.output()).toContain('SVC_BOOTSTRAP_API_KEY');
+    expect(served.output()).not.toContain(preset);
+    const me = await get(`${served.url}/applications/key`, preset);
+    expect(me.status).toBe(200);
+    expect(me.body.permissions).toEqual(expect.arrayContaining(['application:create', 'tenant:member:read']));
+    expect(await stop(served)).toBe(0);
+  }, 30_000);
+
+  it.each([
+    ['SVC_PORT', 'eighty'],
+    ['SVC_STORE', 'postgres'],
+    ['SVC_MASTER_KEY', 'too-short'],
+    ['SVC_LOG_LEVEL', 'loud'],
+    ['SVC_BODY_LIMIT', 'huge'],
+    ['SVC_CVC_RETENTION', 'an hour'],
+  ])('refuses to start with a wrong %s and names it', (variable, value) => {
+    const run = spawnSync(process.execPath, [BIN, 'serve'], {
+      env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, [variable]: value },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain(variable);
+  });
+
+  it('explains its usage and refuses unknown commands', () => {
+    const help = spawnSync(process.execPath, [BIN, 'help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('svc tenants create');
+    const bad = spawnSync(process.execPath, [BIN, 'tenants', 'create', '--name', 'x'], { encoding: 'utf8', env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir } });
+    expect(bad.status).toBe(2);
+    const email = spawnSync(process.execPath, [BIN, 'tenants', 'create', '--name', 'x', '--owner-email', 'nope'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir },
+    });
+    expect(email.status).toBe(2);
+    expect(email.stderr).toContain('owner_email');
+  });
+});
