@@ -27,3 +27,5 @@ export * from './users/user';
 export * from './users/email';
 export * from './members/member';
 export * from './maintenance/sweep';
+export * from './expressions';
+export * from './search';

@@ -1,0 +1,111 @@
+import { Context, Output, TokenKind, toValue, toValueSync, type Liquid, type Template } from 'liquidjs';
+import { ValidationError } from '../shared/errors';
+import type { RandomSource } from '../shared/random';
+import { createLiquid } from './create-liquid';
+import { DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './expression-limits';
+import { createFilters } from './filters';
+import { TemplateCache } from './template-cache';
+import { toValidationError } from './to-validation-error';
+
+/**
+ * The variables an expression can see. `data` is the token's data (secret); `metadata` is only bound
+ * inside fingerprint expressions.
+ */
+export interface ExpressionScope {
+  data: unknown;
+  metadata?: Record<string, string>;
+}
+
+/** What the engine needs: randomness for the alias filters, and optionally tighter or looser work bounds. */
+export interface ExpressionEngineDeps {
+  readonly random: RandomSource;
+  readonly limits?: Partial<ExpressionLimits>;
+}
+
+const CACHE_SIZE = 1000;
+
+// liquidjs silently ignores a trailing pipe, so `{{ data | }}` would print the data unmasked.
+const DANGLING_PIPE = /\|\s*-?(?:\}\}|%\})/;
+const DANGLING_PIPE_MESSAGE = 'The expression is invalid: a filter name is missing after "|".';
+
+/**
+ * Evaluates Liquid expressions (ids, masks, fingerprints, search indexes) with Basis Theory's filters,
+ * in a sandbox: no files, unknown filters are errors, work is bounded. Every failure is a
+ * `ValidationError` naming the field, whose message never contains token data.
+ */
+export class ExpressionEngine {
+  private readonly liquid: Liquid;
+  private readonly parsed = new TemplateCache<Template[]>(CACHE_SIZE);
+
+  constructor(deps: ExpressionEngineDeps) {
+    const limits = { ...DEFAULT_EXPRESSION_LIMITS, ...deps.limits };
+    this.liquid = createLiquid(createFilters(deps.random), limits);
+  }
+
+  /** True when the string contains a Liquid output or tag (`{{` or `{%`). */
+  static isExpression(value: string): boolean {
+    return value.includes('{{') || value.includes('{%');
+  }
+
+  /** Throws a ValidationError naming `field` when the template does not parse (unknown filters included). */
+  check(field: string, template: string): void {
+    this.parse(field, template);
+  }
+
+  /** Renders the template to text. */
+  render(field: string, template: string, scope: ExpressionScope): string {
+    return this.renderParsed(field, this.parse(field, template), scope);
+  }
+
+  /**
+   * Like {@link render}, but a template that is exactly one output tag (`{{ expr }}`, blank text around it
+   * allowed) gives the evaluated value itself: numbers stay numbers, null stays null, objects stay objects.
+   * A missing value is null.
+   */
+  evaluate(field: string, template: string, scope: ExpressionScope): unknown {
+    const templates = this.parse(field, template);
+    const output = soleOutput(templates);
+    if (!output) return this.renderParsed(field, templates, scope);
+    try {
+      const ctx = new Context(environment(scope), this.liquid.options, { sync: true }, { liquid: this.liquid });
+      const value: unknown = toValue(toValueSync(output.value.value(ctx, false)));
+      return value === undefined ? null : value;
+    } catch (error) {
+      throw toValidationError(field, error, 'render');
+    }
+  }
+
+  private parse(field: string, template: string): Template[] {
+    const cached = this.parsed.get(template);
+    if (cached) return cached;
+    if (DANGLING_PIPE.test(template)) throw ValidationError.field(field, DANGLING_PIPE_MESSAGE);
+    let templates: Template[];
+    try {
+      templates = this.liquid.parse(template);
+    } catch (error) {
+      throw toValidationError(field, error, 'parse');
+    }
+    this.parsed.set(template, templates);
+    return templates;
+  }
+
+  private renderParsed(field: string, templates: Template[], scope: ExpressionScope): string {
+    try {
+      const rendered: unknown = this.liquid.renderSync(templates, environment(scope));
+      return typeof rendered === 'string' ? rendered : String(rendered ?? '');
+    } catch (error) {
+      throw toValidationError(field, error, 'render');
+    }
+  }
+}
+
+/** A fresh top-level object per render, so tags like `increment` cannot touch the caller's objects. */
+function environment(scope: ExpressionScope): Record<string, unknown> {
+  return scope.metadata === undefined ? { data: scope.data } : { data: scope.data, metadata: scope.metadata };
+}
+
+function soleOutput(templates: readonly Template[]): Output | undefined {
+  const significant = templates.filter((t) => !(t.token.kind === TokenKind.HTML && t.token.getText().trim() === ''));
+  const [only] = significant;
+  return significant.length === 1 && only instanceof Output ? only : undefined;
+}

@@ -1,0 +1,70 @@
+import { ValidationError } from '../../shared/errors';
+import { ExpressionEngine } from '../engine';
+import { SequenceRandomSource } from '../../../testing/sequence-random-source';
+
+const engine = new ExpressionEngine({ random: new SequenceRandomSource() });
+const render = (template: string, data: unknown): string => engine.render('fingerprint_expression', template, { data });
+const evaluate = (template: string, data: unknown): unknown => engine.evaluate('mask', template, { data });
+
+const store = {
+  number: '4242424242424242',
+  books: [
+    { category: 'fiction', author: 'Herman Melville', title: 'Moby Dick', isbn: '0-553-21311-3', price: 8.99 },
+    { category: 'fantasy', author: 'J. R. R. Tolkien', title: 'The Lord of the Rings', isbn: '0-395-19395-8', price: 22.99 },
+  ],
+  bicycle: { color: 'red', price: 19.95 },
+  bicycles: [
+    { color: 'red', price: 19.95 },
+    { color: 'blue', price: 24.95 },
+  ],
+};
+
+describe('json', () => {
+  it.each([
+    ["{{ data | json: '$.number' }}", '4242424242424242'],
+    ["{{ data | json: '$.bicycle.color' }}", 'red'],
+    ["{{ data | json: '$.bicycle.price' }}", '19.95'],
+    ["{{ data | json: '$.books[0].author' }}", 'Herman Melville'],
+    ["{{ data | json: '$.books[?(@.price < 10)].title' }}", 'Moby Dick'],
+  ])('%s gives %s', (template, expected) => {
+    expect(render(template, store)).toBe(expected);
+  });
+
+  it('keeps the type of the single match', () => {
+    expect(evaluate("{{ data | json: '$.bicycle.price' }}", store)).toBe(19.95);
+    expect(evaluate("{{ data | json: '$.bicycle' }}", store)).toEqual({ color: 'red', price: 19.95 });
+  });
+
+  it.each([
+    ["{{ data | json: '$.book..author' }}", 'no match'],
+    ["{{ data | json: '$.books..author' }}", 'two matches'],
+    ["{{ data | json: '$.missing' }}", 'no match'],
+    ['{{ data | json }}', 'no path'],
+    ["{{ data | json: '$.books[?(@.price <' }}", 'a broken path'],
+  ])('%s is an error (%s)', (template) => {
+    expect(() => render(template, store)).toThrow(ValidationError);
+  });
+
+  it('cannot run code from a filter script', () => {
+    const attack = "{{ data | json: '$..[?(@.constructor.constructor(\"return process\")().exit(1))]' }}";
+    expect(() => render(attack, store)).toThrow(ValidationError);
+  });
+});
+
+describe('json_stringify and stringify', () => {
+  it.each([
+    ['{{ data.books[0].price | stringify }}', '8.99'],
+    ['{{ data.books[1].title | stringify }}', '"The Lord of the Rings"'],
+    ['{{ data.bicycles[1] | stringify }}', '{"color":"blue","price":24.95}'],
+    ['{{ data.bicycles | json_stringify }}', '[{"color":"red","price":19.95},{"color":"blue","price":24.95}]'],
+    ['{{ data.missing | stringify }}', 'null'],
+  ])('%s gives %s', (template, expected) => {
+    expect(render(template, store)).toBe(expected);
+  });
+
+  it('serializes the whole token data for the default fingerprint', () => {
+    expect(render('{{ data | stringify }}', { a: 1, b: [true, null] })).toBe('{"a":1,"b":[true,null]}');
+    expect(render('{{ data | stringify }}', null)).toBe('null');
+    expect(render('{{ data | stringify }}', 'text')).toBe('"text"');
+  });
+});

@@ -1,0 +1,51 @@
+import { JSONPath } from 'jsonpath-plus';
+import { ExpressionError } from '../expression-error';
+import { charge, type FilterSet, type FilterThis } from './filter-set';
+
+/** `json` (JSONPath with exactly one match) and `json_stringify` / `stringify`. */
+
+// jsonpath-plus memoizes every path and filter script it sees in one global object that never shrinks;
+// paths come from callers, so it is emptied once it grows past this many entries.
+const JSONPATH_CACHE_LIMIT = 1000;
+
+function boundJsonPathCache(): void {
+  const cache: object = JSONPath.cache;
+  if (Object.keys(cache).length > JSONPATH_CACHE_LIMIT) JSONPath.cache = {};
+}
+
+function json(value: unknown, path?: unknown): unknown {
+  if (typeof path !== 'string' || path.trim() === '') {
+    throw new ExpressionError('json: a JSONPath expression is required.');
+  }
+  boundJsonPathCache();
+  let matches: unknown;
+  try {
+    // 'safe' evaluates filter scripts ([?(@.price < 10)]) with jsonpath-plus's own interpreter, never vm/eval.
+    matches = JSONPath({ path, json: value ?? null, wrap: true, eval: 'safe' });
+  } catch {
+    throw new ExpressionError('json: the JSONPath expression is invalid.');
+  }
+  if (!Array.isArray(matches) || matches.length !== 1) {
+    throw new ExpressionError('json: the JSONPath expression must match exactly one value.');
+  }
+  return matches[0];
+}
+
+/** JSON text of the value; null (and a missing value) gives the text `null`. */
+function jsonStringify(this: FilterThis, value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value ?? null);
+  } catch {
+    throw new ExpressionError('json_stringify: the value cannot be serialized.');
+  }
+  const result = text ?? 'null';
+  charge(this, result.length);
+  return result;
+}
+
+export const jsonFilters: FilterSet = {
+  json,
+  json_stringify: jsonStringify,
+  stringify: jsonStringify,
+};

@@ -1,0 +1,2 @@
+export { ExpressionEngine, type ExpressionEngineDeps, type ExpressionScope } from './engine';
+export { DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './expression-limits';

@@ -1,0 +1,2 @@
+export type { DateBounds, DateQueryField, TermQueryField, TokenQuery } from './token-query';
+export { MAX_QUERY_LENGTH, parseTokenQuery } from './parse-query';

@@ -1,0 +1,18 @@
+import { ValidationError } from '../shared/errors';
+
+/**
+ * A 400 on the `query` field whose message ends with the 0-based position in the query string, e.g.
+ * "Unknown field 'foo' at position 0". Messages never quote values: a value may be token data.
+ */
+export function queryError(message: string, position: number): ValidationError {
+  const text = `${message} at position ${position}`;
+  return new ValidationError({ query: [text] }, text);
+}
+
+/** "Unexpected 'x' at position n" for a syntax character (never a value), or the end of the query. */
+export function unexpected(query: string, position: number): ValidationError {
+  const found = query[position];
+  return found === undefined
+    ? queryError('Unexpected end of query', position)
+    : queryError(`Unexpected '${found}'`, position);
+}
