@@ -2,6 +2,13 @@ import { join } from 'node:path';
 import {
   Authenticate,
   Bootstrap,
+  CreateToken,
+  DeleteToken,
+  ExpressionEngine,
+  GetToken,
+  Keyring,
+  type TokenDeps,
+  UpdateToken,
   type Clock,
   CreateApplication,
   CreateTenant,
@@ -35,6 +42,13 @@ export interface ApplicationUseCases {
   readonly update: UpdateApplication;
   readonly regenerate: RegenerateApplicationKey;
   readonly remove: DeleteApplication;
+}
+
+export interface TokenUseCases {
+  readonly create: CreateToken;
+  readonly get: GetToken;
+  readonly update: UpdateToken;
+  readonly remove: DeleteToken;
 }
 
 /** Ports that tests (and embedders) may replace: a fixed clock, predictable ids, an in-memory store. */
@@ -114,8 +128,28 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     system: d.resolve<Store>(TOKENS.Store).system,
     createTenant: d.resolve<CreateTenant>(TOKENS.CreateTenant),
   })));
+  c.register(TOKENS.Expressions, single((d) => new ExpressionEngine({ random: d.resolve<RandomSource>(TOKENS.Random) })));
+  c.register(TOKENS.Keyring, single((d) => new Keyring({
+    dataKeys: d.resolve<Store>(TOKENS.Store).dataKeys,
+    random: d.resolve<RandomSource>(TOKENS.Random),
+    clock: d.resolve<Clock>(TOKENS.Clock),
+    masterKey: d.resolve<Buffer>(TOKENS.MasterKey),
+  })));
+  c.register(TOKENS.TokenUseCases, single<TokenUseCases>((d) => {
+    const deps: TokenDeps = {
+      tokens: d.resolve<Store>(TOKENS.Store).tokens,
+      keyring: d.resolve<Keyring>(TOKENS.Keyring),
+      expressions: d.resolve<ExpressionEngine>(TOKENS.Expressions),
+      clock: d.resolve<Clock>(TOKENS.Clock),
+      ids: d.resolve<IdGenerator>(TOKENS.Ids),
+      policy: { cvcRetentionMs: config.cvcRetentionMs },
+    };
+    return { create: new CreateToken(deps), get: new GetToken(deps), update: new UpdateToken(deps), remove: new DeleteToken(deps) };
+  }));
   c.register(TOKENS.Sweep, single((d) => new Sweep({
     applications: d.resolve<Store>(TOKENS.Store).applications,
+    tokens: d.resolve<Store>(TOKENS.Store).tokens,
+    keyring: d.resolve<Keyring>(TOKENS.Keyring),
     clock: d.resolve<Clock>(TOKENS.Clock),
   })));
   return c;

@@ -12,4 +12,7 @@ export const TOKENS = {
   CreateTenant: Symbol('CreateTenant'),
   Bootstrap: Symbol('Bootstrap'),
   Sweep: Symbol('Sweep'),
+  Expressions: Symbol('ExpressionEngine'),
+  Keyring: Symbol('Keyring'),
+  TokenUseCases: Symbol('TokenUseCases'),
 } as const;

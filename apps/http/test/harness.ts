@@ -47,3 +47,14 @@ export function as(app: Express, key: string) {
     delete: (url: string) => agent.delete(url).set('SVC-API-KEY', key),
   };
 }
+
+/** Creates an application in the harness tenant and returns its key. */
+export async function applicationKey(h: Harness, body: object): Promise<string> {
+  const res = await as(h.app, h.key).post('/applications').send(body);
+  if (res.status !== 201) throw new Error(`application create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.key as string;
+}
+
+/** A private application with plain permissions. */
+export const privateKey = (h: Harness, ...permissions: string[]): Promise<string> =>
+  applicationKey(h, { name: 'private', type: 'private', permissions });

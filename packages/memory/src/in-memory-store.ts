@@ -1,5 +1,6 @@
 import type { Store } from '@svc/core';
 import { InMemoryApplicationRepository } from './in-memory-application.repository';
+import { InMemoryDataKeyRepository, InMemoryTokenRepository } from './in-memory-token.repository';
 import {
   InMemoryMemberRepository,
   InMemorySystemRepository,
@@ -14,6 +15,8 @@ export class InMemoryStore implements Store {
   readonly members = new InMemoryMemberRepository();
   readonly applications = new InMemoryApplicationRepository();
   readonly system = new InMemorySystemRepository();
+  readonly dataKeys = new InMemoryDataKeyRepository();
+  readonly tokens = new InMemoryTokenRepository();
 
   async close(): Promise<void> {}
 }

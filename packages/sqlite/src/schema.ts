@@ -28,6 +28,30 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX applications_by_tenant ON applications (tenant_id, created_at DESC, id DESC);
   CREATE INDEX applications_by_expiry ON applications (expires_at) WHERE expires_at IS NOT NULL;
   `,
+  `
+  CREATE TABLE data_keys (tenant_id TEXT PRIMARY KEY, wrapped BLOB NOT NULL, created_at INTEGER NOT NULL);
+  CREATE TABLE tokens (
+    tenant_id TEXT NOT NULL, id TEXT NOT NULL, type TEXT NOT NULL, sealed_data BLOB NOT NULL,
+    mask TEXT, container TEXT NOT NULL, containers TEXT NOT NULL, metadata TEXT NOT NULL, search_indexes TEXT,
+    fingerprint_expression TEXT NOT NULL, fingerprint TEXT NOT NULL, deduplicate_token INTEGER,
+    created_by TEXT NOT NULL, created_at INTEGER NOT NULL, modified_by TEXT, modified_at INTEGER,
+    expires_at INTEGER, cvc_expires_at INTEGER,
+    PRIMARY KEY (tenant_id, id)
+  );
+  CREATE INDEX tokens_by_fingerprint ON tokens (tenant_id, fingerprint, type, created_at);
+  CREATE INDEX tokens_by_created ON tokens (tenant_id, created_at DESC, id DESC);
+  CREATE INDEX tokens_by_expiry ON tokens (expires_at) WHERE expires_at IS NOT NULL;
+  CREATE INDEX tokens_by_cvc ON tokens (cvc_expires_at) WHERE cvc_expires_at IS NOT NULL;
+  CREATE TABLE token_index_hashes (
+    tenant_id TEXT NOT NULL, hash TEXT NOT NULL, token_id TEXT NOT NULL, PRIMARY KEY (tenant_id, hash, token_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE token_metadata (
+    tenant_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, token_id TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, key, value, token_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX token_metadata_by_token ON token_metadata (tenant_id, token_id);
+  CREATE INDEX token_index_hashes_by_token ON token_index_hashes (tenant_id, token_id);
+  `,
 ];
 
 export function migrate(db: Database): void {

@@ -4,6 +4,8 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import type { Store } from '@svc/core';
 import { migrate } from './schema';
 import { SqliteApplicationRepository } from './sqlite-application.repository';
+import { SqliteDataKeyRepository } from './sqlite-data-key.repository';
+import { SqliteTokenRepository } from './sqlite-token.repository';
 import { SqliteMemberRepository, SqliteSystemRepository, SqliteTenantRepository, SqliteUserRepository } from './sqlite-directory';
 
 export interface SqliteStoreOptions {
@@ -21,6 +23,8 @@ export class SqliteStore implements Store {
   readonly members: SqliteMemberRepository;
   readonly applications: SqliteApplicationRepository;
   readonly system: SqliteSystemRepository;
+  readonly dataKeys: SqliteDataKeyRepository;
+  readonly tokens: SqliteTokenRepository;
 
   constructor(readonly db: Database) {
     this.tenants = new SqliteTenantRepository(db);
@@ -28,6 +32,8 @@ export class SqliteStore implements Store {
     this.members = new SqliteMemberRepository(db);
     this.applications = new SqliteApplicationRepository(db);
     this.system = new SqliteSystemRepository(db);
+    this.dataKeys = new SqliteDataKeyRepository(db);
+    this.tokens = new SqliteTokenRepository(db);
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@ import type { Authenticate } from '@svc/core';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import type { Config } from '../config/config';
-import type { ApplicationUseCases } from '../container';
+import type { ApplicationUseCases, TokenUseCases } from '../container';
 import type { Logger } from '../logger';
 import { TOKENS } from '../tokens';
 import { authenticate } from './authenticate';
@@ -10,6 +10,7 @@ import { errorHandler, notFoundHandler } from './errors';
 import { jsonBody } from './json-body';
 import { requestLog } from './request-log';
 import { applicationRoutes } from './routes/applications.routes';
+import { tokenRoutes } from './routes/token.routes';
 import { traceId } from './trace';
 
 function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
@@ -24,6 +25,7 @@ export function createApp(container: DependencyContainer): Express {
   const logger = container.resolve<Logger>(TOKENS.Logger);
   const auth = authenticate(container.resolve<Authenticate>(TOKENS.Authenticate));
   const json = jsonBody(config.bodyLimitBytes);
+  const mergePatchJson = jsonBody(config.bodyLimitBytes, ['application/merge-patch+json'], true);
 
   const app = express();
   app.disable('x-powered-by');
@@ -31,6 +33,7 @@ export function createApp(container: DependencyContainer): Express {
   app.set('query parser', 'simple');
   app.use(traceId, securityHeaders, requestLog(logger));
   app.use('/applications', auth, applicationRoutes(container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json));
+  app.use('/tokens', auth, tokenRoutes(container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json, mergePatchJson));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

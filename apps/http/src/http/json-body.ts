@@ -1,6 +1,11 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { HTTP_PROBLEMS, HttpProblemError } from './problem';
 
+/** The request's media type without parameters, lower-cased: `application/json; charset=utf-8` → `application/json`. */
+function mediaType(req: Request): string | undefined {
+  return req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+}
+
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
@@ -8,18 +13,20 @@ function hasBody(req: Request): boolean {
 
 /**
  * Parses a JSON body of one of `types`. A request without a body passes with `req.body` undefined (the schema
- * then says what is missing); a body of any other media type is a 415; a body over the limit is a 413.
+ * then says what is missing); a body of any other media type is a 415; a body over the limit is a 413. With
+ * `typeRequired` the media type is checked even without a body (PATCH /tokens/{id} always needs merge-patch).
  */
-export function jsonBody(limitBytes: number, types: readonly string[] = ['application/json']): RequestHandler {
+export function jsonBody(limitBytes: number, types: readonly string[] = ['application/json'], typeRequired = false): RequestHandler {
   const parse = express.json({ limit: limitBytes, type: () => true, strict: false });
   return (req: Request, res: Response, next: NextFunction) => {
+    const type = mediaType(req);
+    if ((typeRequired || hasBody(req)) && (type === undefined || !types.includes(type))) {
+      next(new HttpProblemError(HTTP_PROBLEMS.unsupportedMediaType, `The Content-Type must be ${types.join(' or ')}.`));
+      return;
+    }
     if (!hasBody(req)) {
       req.body = undefined;
       next();
-      return;
-    }
-    if (!req.is([...types])) {
-      next(new HttpProblemError(HTTP_PROBLEMS.unsupportedMediaType, `The Content-Type must be ${types.join(' or ')}.`));
       return;
     }
     parse(req, res, next);

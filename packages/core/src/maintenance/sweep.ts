@@ -1,20 +1,48 @@
 import type { Clock } from '../shared/clock';
 import type { ApplicationRepository } from '../applications/application.repository';
+import type { Keyring } from '../crypto/keyring';
+import type { TokenRepository } from '../tokens/token.repository';
+import { openToken } from '../tokens/token-sealing';
+import { withoutCvc } from '../tokens/token-types';
 
 /** What one sweep removed. */
 export interface SweepReport {
   readonly applications: number;
+  readonly tokens: number;
+  readonly cvcs: number;
 }
 
+export interface SweepDeps {
+  readonly applications: ApplicationRepository;
+  readonly tokens: TokenRepository;
+  readonly keyring: Keyring;
+  readonly clock: Clock;
+}
+
+const CVC_BATCH = 500;
+
 /**
- * Erases what time has made dead: expired applications. Reads already treat expired objects as absent, so the
- * sweeper only reclaims storage; running it late or twice is harmless.
+ * Erases what time has made dead: expired applications and tokens, and card cvcs past their retention. Reads
+ * already treat all of these as gone, so the sweeper only reclaims storage; running it late or twice is harmless.
  */
 export class Sweep {
-  constructor(private readonly deps: { readonly applications: ApplicationRepository; readonly clock: Clock }) {}
+  constructor(private readonly deps: SweepDeps) {}
 
   async execute(): Promise<SweepReport> {
     const now = this.deps.clock.now();
-    return { applications: await this.deps.applications.deleteExpired(now) };
+    const applications = await this.deps.applications.deleteExpired(now);
+    const tokens = await this.deps.tokens.deleteExpired(now);
+    let cvcs = 0;
+    for (;;) {
+      const due = await this.deps.tokens.findCvcDue(now, CVC_BATCH);
+      for (const stored of due) {
+        const keys = await this.deps.keyring.forTenant(stored.tenantId);
+        const data = withoutCvc(stored.type, openToken(keys, stored).data);
+        await this.deps.tokens.update({ ...stored, sealedData: keys.seal(stored.id, data), cvcExpiresAt: undefined });
+        cvcs++;
+      }
+      if (due.length < CVC_BATCH) break;
+    }
+    return { applications, tokens, cvcs };
   }
 }

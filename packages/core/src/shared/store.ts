@@ -3,6 +3,8 @@ import type { MemberRepository } from '../members/member';
 import type { SystemRepository } from '../tenants/system.repository';
 import type { TenantRepository } from '../tenants/tenant';
 import type { UserRepository } from '../users/user';
+import type { DataKeyRepository } from '../crypto/data-key';
+import type { TokenRepository } from '../tokens/token.repository';
 
 /** Every repository of one storage technology, opened together and closed together. */
 export interface Store {
@@ -11,5 +13,7 @@ export interface Store {
   readonly members: MemberRepository;
   readonly applications: ApplicationRepository;
   readonly system: SystemRepository;
+  readonly dataKeys: DataKeyRepository;
+  readonly tokens: TokenRepository;
   close(): Promise<void>;
 }

@@ -1,0 +1,63 @@
+import { type Permission, requireTokenPermission, type UpdateTokenInput } from '@svc/core';
+import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
+import type { TokenUseCases } from '../../container';
+import { actorOf } from '../authenticate';
+import { presentToken } from '../presenters/token.presenter';
+import { createTokenSchema, updateTokenSchema } from '../schemas/token.schemas';
+import { validate } from '../validate';
+
+/** 403 before the body is read when no permission or rule could ever grant the operation. */
+function requiresToken(permission: Permission): RequestHandler {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    requireTokenPermission(actorOf(res), permission);
+    next();
+  };
+}
+
+const has = (body: object, key: string): boolean => Object.prototype.hasOwnProperty.call(body, key);
+
+export function tokenRoutes(useCases: TokenUseCases, json: RequestHandler, mergePatchJson: RequestHandler): Router {
+  const router = Router();
+
+  router.post('/', requiresToken('token:create'), json, async (req, res) => {
+    const body = validate(createTokenSchema, req.body);
+    const view = await useCases.create.execute(actorOf(res), {
+      id: body.id,
+      type: body.type,
+      data: body.data,
+      mask: body.mask,
+      containers: body.containers,
+      metadata: body.metadata,
+      searchIndexes: body.search_indexes,
+      fingerprintExpression: body.fingerprint_expression,
+      deduplicateToken: body.deduplicate_token,
+      expiresAt: body.expires_at,
+    });
+    res.status(201).json(presentToken(view));
+  });
+
+  router.get('/:id', requiresToken('token:read'), async (req, res) => {
+    res.json(presentToken(await useCases.get.execute(actorOf(res), String(req.params.id))));
+  });
+
+  router.patch('/:id', requiresToken('token:update'), mergePatchJson, async (req, res) => {
+    const body = validate(updateTokenSchema, req.body ?? {});
+    const input: Record<string, unknown> = {};
+    if (has(body, 'data')) input.data = body.data;
+    if (has(body, 'mask')) input.mask = body.mask;
+    if (has(body, 'metadata')) input.metadata = body.metadata;
+    if (has(body, 'expires_at')) input.expiresAt = body.expires_at;
+    if (body.containers !== undefined) input.containers = body.containers;
+    if (body.search_indexes !== undefined) input.searchIndexes = body.search_indexes;
+    if (body.fingerprint_expression !== undefined) input.fingerprintExpression = body.fingerprint_expression;
+    if (body.deduplicate_token !== undefined) input.deduplicateToken = body.deduplicate_token;
+    res.json(presentToken(await useCases.update.execute(actorOf(res), String(req.params.id), input as UpdateTokenInput)));
+  });
+
+  router.delete('/:id', requiresToken('token:delete'), async (req, res) => {
+    await useCases.remove.execute(actorOf(res), String(req.params.id));
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { optional } from './common';
+
+const metadata = z.record(z.string(), z.string('Metadata values must be strings.'));
+
+export const createTokenSchema = z.strictObject({
+  id: optional(z.string()),
+  type: z.string(),
+  data: z.unknown(),
+  mask: z.unknown().optional(),
+  containers: optional(z.array(z.string())),
+  metadata: optional(metadata),
+  search_indexes: optional(z.array(z.string())),
+  fingerprint_expression: optional(z.string()),
+  deduplicate_token: optional(z.boolean()),
+  expires_at: optional(z.string()),
+});
+
+/** A merge patch: presence matters, so nothing here defaults; `null` keeps its RFC 7386 meaning where allowed. */
+export const updateTokenSchema = z.strictObject({
+  data: z.unknown().optional(),
+  mask: z.unknown().optional(),
+  metadata: z.record(z.string(), z.string('Metadata values must be strings or null.').nullable()).nullable().optional(),
+  containers: z.array(z.string()).optional(),
+  search_indexes: z.array(z.string()).optional(),
+  fingerprint_expression: z.string().optional(),
+  deduplicate_token: z.boolean().optional(),
+  expires_at: z.string().nullable().optional(),
+});

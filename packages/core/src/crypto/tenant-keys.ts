@@ -1,0 +1,46 @@
+import { createHmac, hkdfSync } from 'node:crypto';
+import { base58 } from '../shared/base58';
+import type { RandomSource } from '../shared/random';
+import { AEAD_IV_BYTES, open, seal } from './aead';
+
+/**
+ * One tenant's keys, derived from its data key: sealing token data, fingerprints and blind search indexes.
+ * Separate derived keys keep a fingerprint from ever being usable as an index and vice versa.
+ */
+export class TenantKeys {
+  private readonly fingerprintKey: Buffer;
+  private readonly indexKey: Buffer;
+
+  constructor(
+    readonly tenantId: string,
+    private readonly dataKey: Uint8Array,
+    private readonly random: RandomSource,
+  ) {
+    this.fingerprintKey = Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/fingerprint/v1', 32));
+    this.indexKey = Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/search-index/v1', 32));
+  }
+
+  /** Encrypts a token's data, bound to this tenant and `tokenId`. */
+  seal(tokenId: string, data: unknown): Uint8Array {
+    const plaintext = Buffer.from(JSON.stringify(data ?? null), 'utf8');
+    return seal(this.dataKey, this.random.bytes(AEAD_IV_BYTES), plaintext, this.aad(tokenId));
+  }
+
+  open(tokenId: string, sealed: Uint8Array): unknown {
+    return JSON.parse(open(this.dataKey, sealed, this.aad(tokenId)).toString('utf8')) as unknown;
+  }
+
+  /** A token's fingerprint: a keyed hash of the fingerprint expression's value, scoped to tenant and type. */
+  fingerprint(type: string, value: string): string {
+    return base58(createHmac('sha256', this.fingerprintKey).update(`${type}\u0000${value}`, 'utf8').digest());
+  }
+
+  /** A blind index: the keyed hash of a value's lower-cased form. Searching hashes the query value the same way. */
+  indexHash(value: string): string {
+    return createHmac('sha256', this.indexKey).update(value.toLowerCase(), 'utf8').digest('base64url');
+  }
+
+  private aad(tokenId: string): string {
+    return `svc/token/v1\u0000${this.tenantId}\u0000${tokenId}`;
+  }
+}

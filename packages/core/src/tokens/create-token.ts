@@ -1,0 +1,85 @@
+import { ConflictError, ValidationError } from '../shared/errors';
+import { requireTokenPermission, requireTransform, transformFor } from '../access/evaluate-access';
+import type { Actor } from '../auth/actor';
+import { ExpressionEngine } from '../expressions';
+import type { Token } from './token';
+import type { TokenDeps } from './token-deps';
+import { resolveContainers, resolveMask, resolveSearchIndexes, validateMetadata } from './token-fields';
+import { validateTokenId } from './token-id';
+import { parseTokenExpiry } from './token-expiry';
+import { computeMaterials } from './token-materials';
+import { openToken, sealToken } from './token-sealing';
+import { isTokenTypeName, tokenType } from './token-types';
+import { type TokenView, viewToken } from './token-view';
+
+/** POST /tokens, after the edge has checked the shape. */
+export interface CreateTokenInput {
+  readonly id?: string | undefined;
+  readonly type: string;
+  readonly data: unknown;
+  readonly mask?: unknown;
+  readonly containers?: readonly string[] | undefined;
+  readonly metadata?: Readonly<Record<string, string>> | undefined;
+  readonly searchIndexes?: readonly string[] | undefined;
+  readonly fingerprintExpression?: string | undefined;
+  readonly deduplicateToken?: boolean | undefined;
+  readonly expiresAt?: string | undefined;
+}
+
+export class CreateToken {
+  constructor(private readonly deps: TokenDeps) {}
+
+  async execute(actor: Actor, input: CreateTokenInput): Promise<TokenView> {
+    requireTokenPermission(actor, 'token:create');
+    if (!isTokenTypeName(input.type)) throw ValidationError.field('type', `Unknown token type.`);
+    const type = tokenType(input.type);
+    const now = this.deps.clock.now();
+    const data = type.validate(input.data);
+    const metadata = validateMetadata(input.metadata);
+    const containers = resolveContainers(type, input.containers);
+    const fingerprintExpression = input.fingerprintExpression ?? type.defaultFingerprintExpression;
+    const searchIndexes = resolveSearchIndexes(type, input.searchIndexes);
+    const mask = resolveMask(this.deps.expressions, type, input.mask, data);
+    const id = this.tokenId(input.id, data);
+    const expiresAt = input.expiresAt === undefined ? undefined : parseTokenExpiry(input.expiresAt, now);
+    const transform = requireTransform(actor, 'token:create', { id, containers });
+
+    const keys = await this.deps.keyring.forTenant(actor.tenantId);
+    const materials = computeMaterials(this.deps.expressions, keys, { type: type.name, data, metadata, fingerprintExpression, searchIndexes });
+    const token: Token = {
+      id,
+      tenantId: actor.tenantId,
+      type: type.name,
+      data,
+      mask,
+      containers,
+      metadata,
+      searchIndexes: input.searchIndexes === undefined && searchIndexes.length === 0 ? undefined : searchIndexes,
+      fingerprintExpression,
+      fingerprint: materials.fingerprint,
+      deduplicateToken: input.deduplicateToken,
+      createdBy: actor.applicationId,
+      createdAt: now,
+      expiresAt,
+    };
+    const outcome = await this.deps.tokens.create(sealToken(keys, token, materials, this.deps.policy), {
+      deduplicate: input.deduplicateToken === true,
+      now,
+    });
+    if (outcome.status === 'duplicate_id') throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists.');
+    if (outcome.status === 'existing') {
+      const existing = openToken(keys, outcome.token);
+      const read = transformFor(actor, 'token:read', existing);
+      if (!read) return { token: existing, hasData: false, identityOnly: true };
+      return viewToken(this.deps.expressions, existing, read, this.deps.policy, now);
+    }
+    return viewToken(this.deps.expressions, token, transform, this.deps.policy, now);
+  }
+
+  /** A literal id, an id expression (an alias) evaluated on the data, or a new UUID. */
+  private tokenId(requested: string | undefined, data: unknown): string {
+    if (requested === undefined) return this.deps.ids.next();
+    const id = ExpressionEngine.isExpression(requested) ? this.deps.expressions.render('id', requested, { data }) : requested;
+    return validateTokenId(id);
+  }
+}

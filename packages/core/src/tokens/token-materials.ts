@@ -1,0 +1,34 @@
+import { ValidationError } from '../shared/errors';
+import type { TenantKeys } from '../crypto/tenant-keys';
+import type { ExpressionEngine } from '../expressions';
+import type { Metadata } from './token';
+import type { TokenTypeName } from './token-types';
+
+/** What a token's data and expressions are turned into for storage: never the values themselves. */
+export interface TokenMaterials {
+  readonly fingerprint: string;
+  readonly indexHashes: readonly string[];
+}
+
+export interface MaterialsInput {
+  readonly type: TokenTypeName;
+  readonly data: unknown;
+  readonly metadata: Metadata;
+  readonly fingerprintExpression: string;
+  readonly searchIndexes: readonly string[];
+}
+
+/** Evaluates the fingerprint and search-index expressions and hashes their values with the tenant's keys. */
+export function computeMaterials(engine: ExpressionEngine, keys: TenantKeys, input: MaterialsInput): TokenMaterials {
+  const fingerprintValue = engine.render('fingerprint_expression', input.fingerprintExpression, {
+    data: input.data,
+    metadata: { ...input.metadata },
+  });
+  const indexHashes = input.searchIndexes.map((expression, i) => {
+    const field = `search_indexes[${i}]`;
+    const value = engine.render(field, expression, { data: input.data });
+    if (value.trim() === '') throw ValidationError.field(field, 'The search index expression produced an empty value.');
+    return keys.indexHash(value);
+  });
+  return { fingerprint: keys.fingerprint(input.type, fingerprintValue), indexHashes: [...new Set(indexHashes)] };
+}

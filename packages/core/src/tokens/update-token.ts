@@ -1,0 +1,80 @@
+import { NotFoundError } from '../shared/errors';
+import { mergePatch } from '../shared/merge-patch';
+import { requireTokenPermission, requireTransform } from '../access/evaluate-access';
+import type { Actor } from '../auth/actor';
+import type { Token } from './token';
+import type { TokenDeps } from './token-deps';
+import { resolveContainers, resolveMask, resolveSearchIndexes, validateMetadata } from './token-fields';
+import { parseTokenExpiry } from './token-expiry';
+import { computeMaterials } from './token-materials';
+import { openToken, sealToken } from './token-sealing';
+import { tokenType } from './token-types';
+import { liveData, type TokenView, viewToken } from './token-view';
+import { loadToken } from './manage-tokens';
+
+/**
+ * PATCH /tokens/{id}. `data`, `mask` and `metadata` are RFC 7386 merge patches; the rest replace. A key that is
+ * absent leaves its field alone; `expiresAt: null` clears the expiry.
+ */
+export interface UpdateTokenInput {
+  readonly data?: unknown;
+  readonly mask?: unknown;
+  readonly metadata?: Readonly<Record<string, string | null>> | null | undefined;
+  readonly containers?: readonly string[] | undefined;
+  readonly searchIndexes?: readonly string[] | undefined;
+  readonly fingerprintExpression?: string | undefined;
+  readonly deduplicateToken?: boolean | undefined;
+  readonly expiresAt?: string | null | undefined;
+}
+
+const has = (input: object, key: string): boolean => Object.prototype.hasOwnProperty.call(input, key);
+
+export class UpdateToken {
+  constructor(private readonly deps: TokenDeps) {}
+
+  async execute(actor: Actor, id: string, input: UpdateTokenInput): Promise<TokenView> {
+    requireTokenPermission(actor, 'token:update');
+    const now = this.deps.clock.now();
+    const stored = await loadToken(this.deps, actor, id, now);
+    const transform = requireTransform(actor, 'token:update', stored);
+    const keys = await this.deps.keyring.forTenant(actor.tenantId);
+    const current = openToken(keys, stored);
+    const type = tokenType(current.type);
+
+    const currentData = liveData(current, this.deps.policy, now);
+    const data = has(input, 'data') ? type.validate(mergePatch(currentData, input.data)) : currentData;
+    const metadata = has(input, 'metadata')
+      ? validateMetadata((input.metadata === null ? {} : mergePatch(current.metadata, input.metadata)) as Record<string, string>)
+      : current.metadata;
+    const containers = input.containers === undefined ? current.containers : resolveContainers(type, input.containers);
+    if (input.containers !== undefined) requireTransform(actor, 'token:update', { id, containers });
+    const fingerprintExpression = input.fingerprintExpression ?? current.fingerprintExpression;
+    const searchIndexes = input.searchIndexes === undefined ? (current.searchIndexes ?? []) : resolveSearchIndexes(type, input.searchIndexes);
+    const patchedMask = has(input, 'mask') ? (input.mask === null ? undefined : mergePatch(current.mask, input.mask)) : current.mask;
+    const mask = resolveMask(this.deps.expressions, type, patchedMask, data);
+    const expiresAt = !has(input, 'expiresAt')
+      ? current.expiresAt
+      : input.expiresAt === null || input.expiresAt === undefined
+        ? undefined
+        : parseTokenExpiry(input.expiresAt, now);
+
+    const materials = computeMaterials(this.deps.expressions, keys, { type: type.name, data, metadata, fingerprintExpression, searchIndexes });
+    const updated: Token = {
+      ...current,
+      data,
+      mask,
+      metadata,
+      containers,
+      searchIndexes: searchIndexes.length > 0 || current.searchIndexes !== undefined ? searchIndexes : undefined,
+      fingerprintExpression,
+      fingerprint: materials.fingerprint,
+      deduplicateToken: input.deduplicateToken ?? current.deduplicateToken,
+      modifiedBy: actor.applicationId,
+      modifiedAt: now,
+      expiresAt,
+    };
+    const sealed = sealToken(keys, updated, materials, this.deps.policy);
+    if (!(await this.deps.tokens.update(sealed))) throw new NotFoundError('token');
+    return viewToken(this.deps.expressions, updated, transform, this.deps.policy, now);
+  }
+}

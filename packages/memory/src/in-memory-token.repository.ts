@@ -1,0 +1,91 @@
+import type { CreateTokenOutcome, DataKeyRepository, StoredToken, TokenRepository, WrappedDataKey } from '@svc/core';
+import { isTokenExpired } from '@svc/core';
+
+const keyOf = (tenantId: string, id: string): string => `${tenantId}\u0000${id}`;
+
+/** Tokens in memory. Every call completes in one turn of the event loop, which makes dedup atomic. */
+export class InMemoryTokenRepository implements TokenRepository {
+  private readonly tokens = new Map<string, StoredToken>();
+
+  async create(token: StoredToken, options: { deduplicate: boolean; now: Date }): Promise<CreateTokenOutcome> {
+    if (options.deduplicate) {
+      const existing = this.oldestWithFingerprint(token, options.now);
+      if (existing) return { status: 'existing', token: existing };
+    }
+    const key = keyOf(token.tenantId, token.id);
+    const current = this.tokens.get(key);
+    if (current && !isTokenExpired(current, options.now)) return { status: 'duplicate_id' };
+    this.tokens.set(key, token);
+    return { status: 'created' };
+  }
+
+  async findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined> {
+    const token = this.tokens.get(keyOf(tenantId, id));
+    return token && !isTokenExpired(token, now) ? token : undefined;
+  }
+
+  async update(token: StoredToken): Promise<boolean> {
+    const key = keyOf(token.tenantId, token.id);
+    if (!this.tokens.has(key)) return false;
+    this.tokens.set(key, token);
+    return true;
+  }
+
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    return this.tokens.delete(keyOf(tenantId, id));
+  }
+
+  async deleteExpired(now: Date): Promise<number> {
+    let count = 0;
+    for (const [key, token] of this.tokens) {
+      if (isTokenExpired(token, now)) {
+        this.tokens.delete(key);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  async findCvcDue(now: Date, limit: number): Promise<readonly StoredToken[]> {
+    return [...this.tokens.values()]
+      .filter((t) => t.cvcExpiresAt !== undefined && t.cvcExpiresAt.getTime() <= now.getTime())
+      .slice(0, limit);
+  }
+
+  /** Every stored token, for tests that inspect what a store holds. */
+  all(): readonly StoredToken[] {
+    return [...this.tokens.values()];
+  }
+
+  private oldestWithFingerprint(token: StoredToken, now: Date): StoredToken | undefined {
+    let found: StoredToken | undefined;
+    for (const t of this.tokens.values()) {
+      if (t.tenantId !== token.tenantId || t.type !== token.type || t.fingerprint !== token.fingerprint || isTokenExpired(t, now)) continue;
+      if (!found || t.createdAt.getTime() < found.createdAt.getTime()) found = t;
+    }
+    return found;
+  }
+}
+
+export class InMemoryDataKeyRepository implements DataKeyRepository {
+  private readonly keys = new Map<string, WrappedDataKey>();
+
+  async find(tenantId: string): Promise<WrappedDataKey | undefined> {
+    return this.keys.get(tenantId);
+  }
+
+  async createIfAbsent(key: WrappedDataKey): Promise<WrappedDataKey> {
+    const existing = this.keys.get(key.tenantId);
+    if (existing) return existing;
+    this.keys.set(key.tenantId, key);
+    return key;
+  }
+
+  async all(): Promise<readonly WrappedDataKey[]> {
+    return [...this.keys.values()];
+  }
+
+  async replace(key: WrappedDataKey): Promise<void> {
+    this.keys.set(key.tenantId, key);
+  }
+}
