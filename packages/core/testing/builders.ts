@@ -1,3 +1,4 @@
+import type { StoredToken } from '../src/tokens/token';
 import type { Application } from '../src/applications/application';
 import type { AccessRule } from '../src/access/access-rule';
 import type { ApplicationType, Permission } from '../src/access/permissions';
@@ -71,3 +72,50 @@ export const anApplication = (): ApplicationBuilder => new ApplicationBuilder();
 export function anActor(tenantId: string, permissions: Permission[], type: ApplicationType = 'management'): Actor {
   return { tenantId, kind: 'application', applicationId: nextId(), applicationType: type, permissions, rules: [], authorized: true };
 }
+
+let tokenSequence = 0;
+
+/** Test-data builder for sealed tokens as stores keep them. */
+export class StoredTokenBuilder {
+  private value: StoredToken;
+
+  constructor() {
+    tokenSequence += 1;
+    this.value = {
+      id: `token-${tokenSequence}`,
+      tenantId: 'tttttttt-0000-4000-8000-000000000001',
+      type: 'token',
+      containers: ['/general/high/'],
+      metadata: {},
+      fingerprintExpression: '{{ data | stringify }}',
+      fingerprint: `fp${tokenSequence}`,
+      createdBy: 'aaaaaaaa-0000-4000-8000-000000000001',
+      createdAt: new Date('2026-01-01T00:00:00.000Z'),
+      sealedData: Uint8Array.from([1, 2, 3, tokenSequence % 256]),
+      indexHashes: [],
+    };
+  }
+
+  with(patch: Partial<StoredToken>): this {
+    this.value = { ...this.value, ...patch };
+    return this;
+  }
+
+  inTenant(tenantId: string): this {
+    return this.with({ tenantId });
+  }
+
+  inContainer(container: string): this {
+    return this.with({ containers: [container] });
+  }
+
+  createdAt(at: Date | string): this {
+    return this.with({ createdAt: new Date(at) });
+  }
+
+  build(): StoredToken {
+    return this.value;
+  }
+}
+
+export const aStoredToken = (): StoredTokenBuilder => new StoredTokenBuilder();

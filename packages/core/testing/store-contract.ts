@@ -2,6 +2,7 @@ import type { Store } from '../src/shared/store';
 import { anApplication } from './builders';
 import { describeApplicationContract } from './contracts/applications.contract';
 import { describeDirectoryContract } from './contracts/directory.contract';
+import { describeTokenContract } from './contracts/tokens.contract';
 
 /** Opens a fresh, empty store for one test; the suite closes it. */
 export type StoreFactory = () => Promise<Store>;
@@ -14,6 +15,7 @@ export function describeStoreContract(name: string, open: StoreFactory): void {
   describe(`${name} store contract`, () => {
     describeDirectoryContract(open);
     describeApplicationContract(open);
+    describeTokenContract(open);
   });
 }
 

@@ -1,0 +1,53 @@
+import { createMemoryStoreForCore } from '../../testing/memory-data-keys';
+import { FixedClock } from '../../testing/fixed-clock';
+import { aStoredToken } from '../../testing/builders';
+import type { ApplicationRepository } from '../applications/application.repository';
+import { Keyring } from '../crypto/keyring';
+import { CryptoRandomSource } from '../shared/random';
+import type { StoredToken } from '../tokens/token';
+import type { TokenRepository } from '../tokens/token.repository';
+import { Sweep } from './sweep';
+
+/** Just enough of a token store to watch the sweeper: the real stores run the contract suite. */
+function tokenStore(initial: StoredToken[]): TokenRepository & { rows: Map<string, StoredToken> } {
+  const rows = new Map(initial.map((t) => [t.id, t]));
+  return {
+    rows,
+    create: async () => ({ status: 'created' }),
+    findById: async (_tenant, id) => rows.get(id),
+    update: async (t) => (rows.set(t.id, t), true),
+    delete: async (_tenant, id) => rows.delete(id),
+    deleteExpired: async (now) => {
+      const dead = [...rows.values()].filter((t) => t.expiresAt && t.expiresAt <= now);
+      dead.forEach((t) => rows.delete(t.id));
+      return dead.length;
+    },
+    findCvcDue: async (now, limit) => [...rows.values()].filter((t) => t.cvcExpiresAt && t.cvcExpiresAt <= now).slice(0, limit),
+  };
+}
+
+const noApplications = { deleteExpired: async () => 0 } as unknown as ApplicationRepository;
+
+describe('Sweep', () => {
+  it('deletes expired tokens and erases due cvcs from storage', async () => {
+    const clock = new FixedClock('2026-01-01T00:00:00.000Z');
+    const keyring = new Keyring({ dataKeys: createMemoryStoreForCore(), random: new CryptoRandomSource(), clock, masterKey: Buffer.alloc(32, 1) });
+    const keys = await keyring.forTenant('t');
+    const card = { number: '4242424242424242', expiration_month: 1, expiration_year: 2030, cvc: '987' };
+    const withCvc = aStoredToken().inTenant('t').with({ type: 'card', cvcExpiresAt: new Date('2026-01-01T01:00:00.000Z') }).build();
+    const sealedCard = { ...withCvc, sealedData: keys.seal(withCvc.id, card) };
+    const expiring = aStoredToken().inTenant('t').with({ expiresAt: new Date('2026-01-01T00:30:00.000Z') }).build();
+    const tokens = tokenStore([sealedCard, expiring]);
+    const sweep = new Sweep({ applications: noApplications, tokens, keyring, clock });
+
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0 });
+    clock.advanceMinutes(30);
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 1, cvcs: 0 });
+    clock.advanceMinutes(30);
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 1 });
+    const stored = tokens.rows.get(withCvc.id)!;
+    expect(stored.cvcExpiresAt).toBeUndefined();
+    expect(keys.open(stored.id, stored.sealedData)).toEqual({ number: '4242424242424242', expiration_month: 1, expiration_year: 2030 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0 });
+  });
+});
