@@ -35,4 +35,35 @@ export const applicationScenarios: ScenarioSuite = {
   },
 };
 
-export const SUITES: readonly ScenarioSuite[] = [applicationScenarios];
+/** Token create (card_number, default fingerprint) and a revealed read, with a private key holding token:use. */
+export const tokenScenarios: ScenarioSuite = {
+  async prepare(context) {
+    const key = await context.createApplication({
+      name: 'bench backend',
+      type: 'private',
+      permissions: ['token:create', 'token:read', 'token:use'],
+    });
+    const res = await fetch(`${context.url}/tokens`, {
+      method: 'POST',
+      headers: { 'SVC-API-KEY': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ type: 'card_number', data: '4242424242424242' }),
+    });
+    if (res.status !== 201) throw new Error(`creating the bench token failed: ${res.status}`);
+    const { id } = (await res.json()) as { id: string };
+    return [
+      {
+        scenario: {
+          name: 'POST /tokens (card_number)',
+          method: 'POST',
+          path: '/tokens',
+          body: JSON.stringify({ type: 'card_number', data: '4242424242424242' }),
+          baseline: 'POST',
+        },
+        key,
+      },
+      { scenario: { name: 'GET /tokens/{id} (reveal)', method: 'GET', path: `/tokens/${id}`, baseline: 'GET' }, key },
+    ];
+  },
+};
+
+export const SUITES: readonly ScenarioSuite[] = [applicationScenarios, tokenScenarios];

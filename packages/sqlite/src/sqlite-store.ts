@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import type { Store } from '@svc/core';
 import { migrate } from './schema';
+import { WriteQueue } from './write-queue';
 import { SqliteApplicationRepository } from './sqlite-application.repository';
 import { SqliteDataKeyRepository } from './sqlite-data-key.repository';
 import { SqliteTokenRepository } from './sqlite-token.repository';
@@ -33,7 +34,7 @@ export class SqliteStore implements Store {
     this.applications = new SqliteApplicationRepository(db);
     this.system = new SqliteSystemRepository(db);
     this.dataKeys = new SqliteDataKeyRepository(db);
-    this.tokens = new SqliteTokenRepository(db);
+    this.tokens = new SqliteTokenRepository(db, new WriteQueue(db));
   }
 
   async close(): Promise<void> {
@@ -49,6 +50,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
+  // Reads come from the page cache or a memory map rather than read(2) calls; sizes are upper bounds, not allocations.
+  db.pragma('cache_size = -65536');
+  db.pragma('mmap_size = 268435456');
   migrate(db);
   return new SqliteStore(db);
 }

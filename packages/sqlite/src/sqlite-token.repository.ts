@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { CreateTokenOutcome, Metadata, StoredToken, TokenRepository, TokenTypeName } from '@svc/core';
 import { date, ms, nul, opt } from './rows';
+import type { WriteQueue } from './write-queue';
 
 interface TokenRow {
   tenant_id: string;
@@ -81,8 +82,8 @@ const LIVE = '(t.expires_at IS NULL OR t.expires_at > @now)';
 
 /**
  * Tokens in SQLite: one row per token with the sealed data, plus side tables of blind-index hashes and lower-cased
- * metadata for search. Writes are transactions, and dedup runs inside BEGIN IMMEDIATE so it is atomic across
- * processes too.
+ * metadata for search. Writes go through the group-commit queue: each runs inside an IMMEDIATE transaction (so
+ * dedup is atomic across processes too) and resolves only once committed.
  */
 export class SqliteTokenRepository implements TokenRepository {
   private readonly insertToken: Statement;
@@ -97,11 +98,11 @@ export class SqliteTokenRepository implements TokenRepository {
   private readonly byFingerprint: Statement;
   private readonly expiredIds: Statement;
   private readonly cvcDue: Statement;
-  private readonly createTx: (token: StoredToken, deduplicate: boolean, now: number) => CreateTokenOutcome;
-  private readonly updateTx: (token: StoredToken) => boolean;
-  private readonly deleteTx: (tenantId: string, id: string) => boolean;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    db: Database,
+    private readonly writes: WriteQueue,
+  ) {
     this.insertToken = db.prepare(`INSERT INTO tokens VALUES (@tenant_id, @id, @type, @sealed_data, @mask, @container,
       @containers, @metadata, @search_indexes, @fingerprint_expression, @fingerprint, @deduplicate_token, @created_by,
       @created_at, @modified_by, @modified_at, @expires_at, @cvc_expires_at)`);
@@ -121,10 +122,13 @@ export class SqliteTokenRepository implements TokenRepository {
       AND t.fingerprint = @fingerprint AND t.type = @type AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
     this.expiredIds = db.prepare('SELECT tenant_id, id FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000');
     this.cvcDue = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.cvc_expires_at IS NOT NULL AND t.cvc_expires_at <= ? LIMIT ?`);
+  }
 
-    const create = db.transaction((token: StoredToken, deduplicate: boolean, now: number): CreateTokenOutcome => {
-      const params = { tenant: token.tenantId, id: token.id, fingerprint: token.fingerprint, type: token.type, now };
-      if (deduplicate) {
+  /** Runs in the write queue's transaction, so the dedup look-up and the insert are one atomic step. */
+  create(token: StoredToken, options: { deduplicate: boolean; now: Date }): Promise<CreateTokenOutcome> {
+    return this.writes.run((): CreateTokenOutcome => {
+      const params = { tenant: token.tenantId, id: token.id, fingerprint: token.fingerprint, type: token.type, now: options.now.getTime() };
+      if (options.deduplicate) {
         const existing = this.byFingerprint.get(params) as IndexedRow | undefined;
         if (existing) return { status: 'existing', token: toStoredToken(existing) };
       }
@@ -134,19 +138,6 @@ export class SqliteTokenRepository implements TokenRepository {
       this.insertSideRows(token);
       return { status: 'created' };
     });
-    this.createTx = (token, deduplicate, now) => create.immediate(token, deduplicate, now);
-    this.updateTx = db.transaction((token: StoredToken): boolean => {
-      if (this.replaceRow.run(toRow(token)).changes !== 1) return false;
-      this.deleteHashes.run(token.tenantId, token.id);
-      this.deleteMetadata.run(token.tenantId, token.id);
-      this.insertSideRows(token);
-      return true;
-    });
-    this.deleteTx = db.transaction((tenantId: string, id: string): boolean => this.removeRows(tenantId, id));
-  }
-
-  async create(token: StoredToken, options: { deduplicate: boolean; now: Date }): Promise<CreateTokenOutcome> {
-    return this.createTx(token, options.deduplicate, options.now.getTime());
   }
 
   async findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined> {
@@ -154,12 +145,18 @@ export class SqliteTokenRepository implements TokenRepository {
     return row && toStoredToken(row);
   }
 
-  async update(token: StoredToken): Promise<boolean> {
-    return this.updateTx(token);
+  update(token: StoredToken): Promise<boolean> {
+    return this.writes.run(() => {
+      if (this.replaceRow.run(toRow(token)).changes !== 1) return false;
+      this.deleteHashes.run(token.tenantId, token.id);
+      this.deleteMetadata.run(token.tenantId, token.id);
+      this.insertSideRows(token);
+      return true;
+    });
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return this.deleteTx(tenantId, id);
+  delete(tenantId: string, id: string): Promise<boolean> {
+    return this.writes.run(() => this.removeRows(tenantId, id));
   }
 
   async deleteExpired(now: Date): Promise<number> {
@@ -167,7 +164,7 @@ export class SqliteTokenRepository implements TokenRepository {
     for (;;) {
       const rows = this.expiredIds.all(now.getTime()) as Array<{ tenant_id: string; id: string }>;
       if (rows.length === 0) return total;
-      this.db.transaction(() => rows.forEach((r) => this.removeRows(r.tenant_id, r.id)))();
+      await this.writes.run(() => rows.forEach((r) => this.removeRows(r.tenant_id, r.id)));
       total += rows.length;
     }
   }
