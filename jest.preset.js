@@ -14,6 +14,7 @@ module.exports = {
     '^@svc/core/testing$': path.join(root, 'packages/core/testing/index.ts'),
     '^@svc/memory$': path.join(root, 'packages/memory/src/index.ts'),
     '^@svc/sqlite$': path.join(root, 'packages/sqlite/src/index.ts'),
+    '^@svc/mail$': path.join(root, 'packages/mail/src/index.ts'),
   },
   testMatch: ['**/?(*.)test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

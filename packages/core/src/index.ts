@@ -46,3 +46,4 @@ export * from './tokens/token-sealing';
 export * from './tokens/create-token';
 export * from './tokens/manage-tokens';
 export * from './tokens/update-token';
+export * from './invitations/mailer';

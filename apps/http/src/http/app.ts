@@ -1,5 +1,5 @@
 import type { Authenticate } from '@svc/core';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import type { Config } from '../config/config';
 import type { ApplicationUseCases, TokenUseCases } from '../container';
@@ -11,13 +11,7 @@ import { jsonBody } from './json-body';
 import { requestLog } from './request-log';
 import { applicationRoutes } from './routes/applications.routes';
 import { tokenRoutes } from './routes/token.routes';
-import { traceId } from './trace';
-
-function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  next();
-}
+import { edgeHeaders } from './trace';
 
 /** The Express application over a built container. */
 export function createApp(container: DependencyContainer): Express {
@@ -31,7 +25,8 @@ export function createApp(container: DependencyContainer): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(traceId, securityHeaders, requestLog(logger));
+  app.use(edgeHeaders);
+  if (logger.enabled('info')) app.use(requestLog(logger));
   app.use('/applications', auth, applicationRoutes(container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json));
   app.use('/tokens', auth, tokenRoutes(container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json, mergePatchJson));
   app.use(notFoundHandler);

@@ -7,10 +7,6 @@ import type { Logger } from '../logger';
  */
 export function requestLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (!logger.enabled('info')) {
-      next();
-      return;
-    }
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const route = req.route ? `${req.baseUrl}${String(req.route.path)}` : '(unmatched)';

@@ -3,12 +3,17 @@ import type { NextFunction, Request, Response } from 'express';
 
 const TRACE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Echoes the caller's correlation id (SVC-TRACE-ID, or BT-TRACE-ID) or creates one, on every response. */
-export function traceId(req: Request, res: Response, next: NextFunction): void {
+/**
+ * Echoes the caller's correlation id (SVC-TRACE-ID, or BT-TRACE-ID) or creates one, on every response, and marks
+ * every response as not cacheable and not to be sniffed: token data must never sit in a shared cache.
+ */
+export function edgeHeaders(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.get('svc-trace-id') ?? req.get('bt-trace-id');
   const id = incoming && TRACE_ID.test(incoming) ? incoming : randomUUID();
   res.locals.traceId = id;
   res.setHeader('SVC-TRACE-ID', id);
   if (req.get('bt-trace-id') !== undefined) res.setHeader('BT-TRACE-ID', id);
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   next();
 }

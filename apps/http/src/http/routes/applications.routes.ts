@@ -9,6 +9,7 @@ import {
   listApplicationsQuery,
   updateApplicationSchema,
 } from '../schemas/application.schemas';
+import { sendJson } from '../respond';
 import { validate } from '../validate';
 
 /** Path ids that are not UUIDs can name no application: answer as absent. */
@@ -29,7 +30,7 @@ export function applicationRoutes(useCases: ApplicationUseCases, json: RequestHa
       rules: body.rules,
       expiresAt: body.expires_at,
     });
-    res.status(201).json(presentApplication(application, key));
+    sendJson(res, 201, presentApplication(application, key));
   });
 
   router.get('/', requires('application:read'), async (req, res) => {
@@ -43,26 +44,26 @@ export function applicationRoutes(useCases: ApplicationUseCases, json: RequestHa
       page: query.page,
       size: query.size,
     });
-    res.json(presentPage(page, (app) => presentApplication(app)));
+    sendJson(res, 200, presentPage(page, (app) => presentApplication(app)));
   });
 
   router.get('/key', async (_req, res) => {
-    res.json(presentApplication(await useCases.getByKey.execute(actorOf(res))));
+    sendJson(res, 200, presentApplication(await useCases.getByKey.execute(actorOf(res))));
   });
 
   router.get('/:id', async (req, res) => {
-    res.json(presentApplication(await useCases.get.execute(actorOf(res), applicationId(req.params.id))));
+    sendJson(res, 200, presentApplication(await useCases.get.execute(actorOf(res), applicationId(req.params.id))));
   });
 
   router.put('/:id', requires('application:update'), json, async (req, res) => {
     const id = applicationId(req.params.id);
     const body = validate(updateApplicationSchema, req.body);
-    res.json(presentApplication(await useCases.update.execute(actorOf(res), id, body)));
+    sendJson(res, 200, presentApplication(await useCases.update.execute(actorOf(res), id, body)));
   });
 
   router.post('/:id/regenerate', requires('application:update'), json, async (req, res) => {
     const { application, key } = await useCases.regenerate.execute(actorOf(res), applicationId(req.params.id));
-    res.json(presentApplication(application, key));
+    sendJson(res, 200, presentApplication(application, key));
   });
 
   router.delete('/:id', async (req, res) => {

@@ -4,6 +4,7 @@ import type { TokenUseCases } from '../../container';
 import { actorOf } from '../authenticate';
 import { presentToken } from '../presenters/token.presenter';
 import { createTokenSchema, updateTokenSchema } from '../schemas/token.schemas';
+import { sendJson } from '../respond';
 import { validate } from '../validate';
 
 /** 403 before the body is read when no permission or rule could ever grant the operation. */
@@ -33,11 +34,11 @@ export function tokenRoutes(useCases: TokenUseCases, json: RequestHandler, merge
       deduplicateToken: body.deduplicate_token,
       expiresAt: body.expires_at,
     });
-    res.status(201).json(presentToken(view));
+    sendJson(res, 201, presentToken(view));
   });
 
   router.get('/:id', requiresToken('token:read'), async (req, res) => {
-    res.json(presentToken(await useCases.get.execute(actorOf(res), String(req.params.id))));
+    sendJson(res, 200, presentToken(await useCases.get.execute(actorOf(res), String(req.params.id))));
   });
 
   router.patch('/:id', requiresToken('token:update'), mergePatchJson, async (req, res) => {
@@ -51,7 +52,7 @@ export function tokenRoutes(useCases: TokenUseCases, json: RequestHandler, merge
     if (body.search_indexes !== undefined) input.searchIndexes = body.search_indexes;
     if (body.fingerprint_expression !== undefined) input.fingerprintExpression = body.fingerprint_expression;
     if (body.deduplicate_token !== undefined) input.deduplicateToken = body.deduplicate_token;
-    res.json(presentToken(await useCases.update.execute(actorOf(res), String(req.params.id), input as UpdateTokenInput)));
+    sendJson(res, 200, presentToken(await useCases.update.execute(actorOf(res), String(req.params.id), input as UpdateTokenInput)));
   });
 
   router.delete('/:id', requiresToken('token:delete'), async (req, res) => {

@@ -1,0 +1,2 @@
+export * from './nodemailer-mailer';
+export * from './invitation-message';

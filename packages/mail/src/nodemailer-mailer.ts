@@ -1,0 +1,80 @@
+import type { InvitationMessage, Mailer } from '@svc/core';
+import { createTransport, type SendMailOptions } from 'nodemailer';
+import { invitationMessage } from './invitation-message';
+import { writeOutboxFile } from './outbox-file';
+
+export interface NodemailerMailerOptions {
+  /** The From header, e.g. `svc <no-reply@vault.example>` (`SVC_MAIL_FROM`). */
+  readonly from: string;
+  /**
+   * A nodemailer connection URL (`SVC_SMTP_URL`), e.g. `smtps://user:pass@smtp.example:465` or
+   * `smtp://relay:25/?pool=true`. May carry credentials: never log it.
+   */
+  readonly smtpUrl?: string | undefined;
+  /** Without an SMTP server, messages are written here as `.eml` files (`${SVC_DATA_DIR}/outbox`). */
+  readonly outboxDir?: string | undefined;
+}
+
+/** Where rendered mail goes, and how to let go of it. */
+interface Delivery {
+  send(mail: SendMailOptions): Promise<void>;
+  close(): void;
+}
+
+/**
+ * The `Mailer` on nodemailer: through SMTP when given `smtpUrl`, otherwise into an outbox directory.
+ * Every failure rejects, so the caller can undo. Nothing is logged: the accept URL is a secret.
+ */
+export class NodemailerMailer implements Mailer {
+  private readonly delivery: Delivery;
+
+  constructor(private readonly options: NodemailerMailerOptions) {
+    if (!options.from) throw new Error('NodemailerMailer needs a from address');
+    const { smtpUrl, outboxDir } = options;
+    if (smtpUrl && outboxDir) throw new Error('NodemailerMailer takes smtpUrl or outboxDir, not both');
+    if (smtpUrl) this.delivery = smtpDelivery(smtpUrl);
+    else if (outboxDir) this.delivery = outboxDelivery(outboxDir);
+    else throw new Error('NodemailerMailer needs smtpUrl or outboxDir');
+  }
+
+  async sendInvitation(message: InvitationMessage): Promise<void> {
+    const { subject, text, html } = invitationMessage(message);
+    await this.delivery.send({
+      from: this.options.from,
+      to: message.to,
+      subject,
+      text,
+      html,
+      headers: { 'Auto-Submitted': 'auto-generated' },
+    });
+  }
+
+  /** Closes the SMTP connections of a pooled transport; a no-op for the outbox. */
+  close(): void {
+    this.delivery.close();
+  }
+}
+
+function smtpDelivery(smtpUrl: string): Delivery {
+  const transport = createTransport(smtpUrl);
+  return {
+    async send(mail) {
+      const info = await transport.sendMail(mail);
+      // nodemailer rejects when every recipient is refused; refuse a partial delivery as well.
+      if (info.rejected.length > 0) throw new Error('The SMTP server rejected the recipient');
+    },
+    close: () => transport.close(),
+  };
+}
+
+function outboxDelivery(outboxDir: string): Delivery {
+  const transport = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  return {
+    async send(mail) {
+      const { message } = await transport.sendMail(mail);
+      if (!Buffer.isBuffer(message)) throw new Error('The stream transport did not return a buffer');
+      await writeOutboxFile(outboxDir, message);
+    },
+    close: () => transport.close(),
+  };
+}
