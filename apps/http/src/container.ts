@@ -7,6 +7,8 @@ import {
   ExpressionEngine,
   GetToken,
   Keyring,
+  ListTokens,
+  SearchTokens,
   type TokenDeps,
   UpdateToken,
   type Clock,
@@ -49,6 +51,8 @@ export interface TokenUseCases {
   readonly get: GetToken;
   readonly update: UpdateToken;
   readonly remove: DeleteToken;
+  readonly search: SearchTokens;
+  readonly list: ListTokens;
 }
 
 /** Ports that tests (and embedders) may replace: a fixed clock, predictable ids, an in-memory store. */
@@ -144,7 +148,14 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       ids: d.resolve<IdGenerator>(TOKENS.Ids),
       policy: { cvcRetentionMs: config.cvcRetentionMs },
     };
-    return { create: new CreateToken(deps), get: new GetToken(deps), update: new UpdateToken(deps), remove: new DeleteToken(deps) };
+    return {
+      create: new CreateToken(deps),
+      get: new GetToken(deps),
+      update: new UpdateToken(deps),
+      remove: new DeleteToken(deps),
+      search: new SearchTokens(deps),
+      list: new ListTokens(deps),
+    };
   }));
   c.register(TOKENS.Sweep, single((d) => new Sweep({
     applications: d.resolve<Store>(TOKENS.Store).applications,

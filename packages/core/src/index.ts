@@ -47,3 +47,4 @@ export * from './tokens/create-token';
 export * from './tokens/manage-tokens';
 export * from './tokens/update-token';
 export * from './invitations/mailer';
+export * from './tokens/search-tokens';

@@ -3,6 +3,7 @@ import { anApplication } from './builders';
 import { describeApplicationContract } from './contracts/applications.contract';
 import { describeDirectoryContract } from './contracts/directory.contract';
 import { describeTokenContract } from './contracts/tokens.contract';
+import { describeSearchContract } from './contracts/search.contract';
 
 /** Opens a fresh, empty store for one test; the suite closes it. */
 export type StoreFactory = () => Promise<Store>;
@@ -16,6 +17,7 @@ export function describeStoreContract(name: string, open: StoreFactory): void {
     describeDirectoryContract(open);
     describeApplicationContract(open);
     describeTokenContract(open);
+    describeSearchContract(open);
   });
 }
 

@@ -1,4 +1,6 @@
-import type { CreateTokenOutcome, DataKeyRepository, StoredToken, TokenRepository, WrappedDataKey } from '@svc/core';
+import type { CreateTokenOutcome, DataKeyRepository, Page, PageRequest, StoredToken, TokenQuery, TokenRepository, WrappedDataKey } from '@svc/core';
+import { paginate } from './paginate';
+import { matchesQuery } from './token-predicate';
 import { isTokenExpired } from '@svc/core';
 
 const keyOf = (tenantId: string, id: string): string => `${tenantId}\u0000${id}`;
@@ -33,6 +35,13 @@ export class InMemoryTokenRepository implements TokenRepository {
 
   async delete(tenantId: string, id: string): Promise<boolean> {
     return this.tokens.delete(keyOf(tenantId, id));
+  }
+
+  async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
+    const matches = [...this.tokens.values()].filter(
+      (t) => t.tenantId === tenantId && !isTokenExpired(t, now) && matchesQuery(t, query),
+    );
+    return paginate(matches, page);
   }
 
   async deleteExpired(now: Date): Promise<number> {

@@ -2,3 +2,4 @@ export * from './in-memory-store';
 export * from './in-memory-application.repository';
 export * from './in-memory-directory';
 export * from './in-memory-token.repository';
+export * from './token-predicate';

@@ -52,6 +52,10 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX token_metadata_by_token ON token_metadata (tenant_id, token_id);
   CREATE INDEX token_index_hashes_by_token ON token_index_hashes (tenant_id, token_id);
   `,
+  `
+  CREATE INDEX tokens_by_container ON tokens (tenant_id, container, created_at);
+  CREATE INDEX tokens_by_type ON tokens (tenant_id, type, created_at);
+  `,
 ];
 
 export function migrate(db: Database): void {

@@ -1,5 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { CreateTokenOutcome, Metadata, StoredToken, TokenRepository, TokenTypeName } from '@svc/core';
+import type { CreateTokenOutcome, Metadata, Page, PageRequest, StoredToken, TokenQuery, TokenRepository, TokenTypeName } from '@svc/core';
+import { offsetOf } from '@svc/core';
+import { compileTokenQuery } from './token-query-sql';
 import { date, ms, nul, opt } from './rows';
 import type { WriteQueue } from './write-queue';
 
@@ -99,8 +101,10 @@ export class SqliteTokenRepository implements TokenRepository {
   private readonly expiredIds: Statement;
   private readonly cvcDue: Statement;
 
+  private readonly statements = new Map<string, Statement>();
+
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly writes: WriteQueue,
   ) {
     this.insertToken = db.prepare(`INSERT INTO tokens VALUES (@tenant_id, @id, @type, @sealed_data, @mask, @container,
@@ -157,6 +161,33 @@ export class SqliteTokenRepository implements TokenRepository {
 
   delete(tenantId: string, id: string): Promise<boolean> {
     return this.writes.run(() => this.removeRows(tenantId, id));
+  }
+
+  async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
+    const where = compileTokenQuery(query, tenantId);
+    const clause = `t.tenant_id = ? AND (t.expires_at IS NULL OR t.expires_at > ?) AND ${where.sql}`;
+    const params = [tenantId, now.getTime(), ...where.params];
+    const total = (this.statement(`SELECT COUNT(*) AS n FROM tokens t WHERE ${clause}`).get(...params) as { n: number }).n;
+    const rows =
+      total <= offsetOf(page)
+        ? []
+        : (this.statement(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE ${clause} ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`).all(
+            ...params,
+            page.size,
+            offsetOf(page),
+          ) as IndexedRow[]);
+    return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
+  }
+
+  /** Prepared statements by SQL text: queries of the same shape reuse one plan. */
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      if (this.statements.size >= 500) this.statements.clear();
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   async deleteExpired(now: Date): Promise<number> {

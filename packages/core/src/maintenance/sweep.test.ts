@@ -22,6 +22,7 @@ function tokenStore(initial: StoredToken[]): TokenRepository & { rows: Map<strin
       dead.forEach((t) => rows.delete(t.id));
       return dead.length;
     },
+    search: async (_tenant, _query, page) => ({ items: [], total: 0, page: page.page, size: page.size }),
     findCvcDue: async (now, limit) => [...rows.values()].filter((t) => t.cvcExpiresAt && t.cvcExpiresAt <= now).slice(0, limit),
   };
 }

@@ -18,6 +18,10 @@ export type DateQueryField = 'created_at' | 'modified_at';
  *   No bound at all matches every token that has the field.
  * - `and`, `or`: at least two items, never directly nested in an item of the same kind.
  * - `not`: the complement of `item`.
+ * - `id_prefix`: ids starting with `value`. Never parsed from a query: it scopes sessions whose rules say
+ *   `id starts_with …`.
+ *
+ * Stores receive `data` terms already blinded: `value` is then the keyed hash of the lower-cased value.
  */
 export type TokenQuery =
   | { readonly kind: 'all' }
@@ -35,7 +39,8 @@ export type TokenQuery =
     }
   | { readonly kind: 'and'; readonly items: readonly TokenQuery[] }
   | { readonly kind: 'or'; readonly items: readonly TokenQuery[] }
-  | { readonly kind: 'not'; readonly item: TokenQuery };
+  | { readonly kind: 'not'; readonly item: TokenQuery }
+  | { readonly kind: 'id_prefix'; readonly value: string };
 
 /** The bounds part of a `range` query. */
 export type DateBounds = Pick<Extract<TokenQuery, { kind: 'range' }>, 'gte' | 'gt' | 'lte' | 'lt'>;

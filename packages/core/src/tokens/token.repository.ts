@@ -1,3 +1,5 @@
+import type { Page, PageRequest } from '../shared/pagination';
+import type { TokenQuery } from '../search/token-query';
 import type { StoredToken } from './token';
 
 export type CreateTokenOutcome =
@@ -20,6 +22,11 @@ export interface TokenRepository {
   /** Replaces a live token; false when it is gone. */
   update(token: StoredToken): Promise<boolean>;
   delete(tenantId: string, id: string): Promise<boolean>;
+  /**
+   * Live tokens of a tenant matching `query` (data terms already blinded), newest first (created_at, then id, both
+   * descending), with the total across pages. Answered from indexes; a store never decrypts to search.
+   */
+  search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>>;
   /** Deletes tokens whose expiresAt is at or before `now`; returns how many. */
   deleteExpired(now: Date): Promise<number>;
   /** Up to `limit` tokens whose cvc is due for erasure at `now`. */

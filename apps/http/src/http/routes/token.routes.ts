@@ -1,9 +1,10 @@
-import { type Permission, requireTokenPermission, type UpdateTokenInput } from '@svc/core';
+import { isTokenTypeName, type Permission, requireTokenPermission, type UpdateTokenInput, ValidationError } from '@svc/core';
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
 import type { TokenUseCases } from '../../container';
 import { actorOf } from '../authenticate';
 import { presentToken } from '../presenters/token.presenter';
-import { createTokenSchema, updateTokenSchema } from '../schemas/token.schemas';
+import { createTokenSchema, listTokensQuery, searchTokensSchema, updateTokenSchema } from '../schemas/token.schemas';
+import { presentPage } from '../presenters/pagination';
 import { sendJson } from '../respond';
 import { validate } from '../validate';
 
@@ -13,6 +14,19 @@ function requiresToken(permission: Permission): RequestHandler {
     requireTokenPermission(actorOf(res), permission);
     next();
   };
+}
+
+/** `?metadata.key1=value1&metadata.key2=value2`: keys are unique, and a repeated key keeps its first value. */
+function metadataFilters(query: Record<string, unknown>): Record<string, string> {
+  const filters: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (!name.startsWith('metadata.')) continue;
+    const key = name.slice('metadata.'.length).toLowerCase();
+    const first = Array.isArray(value) ? value[0] : value;
+    if (key === '' || typeof first !== 'string') throw ValidationError.field(name, 'Metadata filters are metadata.<key>=<value>.');
+    if (!(key in filters)) filters[key] = first;
+  }
+  return filters;
 }
 
 const has = (body: object, key: string): boolean => Object.prototype.hasOwnProperty.call(body, key);
@@ -35,6 +49,27 @@ export function tokenRoutes(useCases: TokenUseCases, json: RequestHandler, merge
       expiresAt: body.expires_at,
     });
     sendJson(res, 201, presentToken(view));
+  });
+
+  router.post('/search', requiresToken('token:search'), json, async (req, res) => {
+    const body = validate(searchTokensSchema, req.body ?? {});
+    const page = await useCases.search.execute(actorOf(res), body);
+    sendJson(res, 200, presentPage(page, presentToken));
+  });
+
+  router.get('/', requiresToken('token:read'), async (req, res) => {
+    const query = validate(listTokensQuery, req.query);
+    query.type?.forEach((type, i) => {
+      if (!isTokenTypeName(type)) throw ValidationError.field(query.type!.length > 1 ? `type[${i}]` : 'type', 'Unknown token type.');
+    });
+    const page = await useCases.list.execute(actorOf(res), {
+      ids: query.id,
+      types: query.type,
+      metadata: metadataFilters(req.query),
+      page: query.page,
+      size: query.size,
+    });
+    sendJson(res, 200, presentPage(page, presentToken));
   });
 
   router.get('/:id', requiresToken('token:read'), async (req, res) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optional } from './common';
+import { optional, pagingQuery, repeated } from './common';
 
 const metadata = z.record(z.string(), z.string('Metadata values must be strings.'));
 
@@ -26,4 +26,17 @@ export const updateTokenSchema = z.strictObject({
   fingerprint_expression: z.string().optional(),
   deduplicate_token: z.boolean().optional(),
   expires_at: z.string().nullable().optional(),
+});
+
+export const searchTokensSchema = z.strictObject({
+  query: optional(z.string()),
+  page: optional(z.number().int('Page must be an integer.')),
+  size: optional(z.number().int('Size must be an integer.')),
+});
+
+/** GET /tokens: `metadata.<key>` parameters are read separately, so unknown parameters pass here. */
+export const listTokensQuery = z.object({
+  id: repeated,
+  type: repeated,
+  ...pagingQuery,
 });

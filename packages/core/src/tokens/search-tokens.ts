@@ -1,0 +1,76 @@
+import { mapPage, type Page, pageRequest } from '../shared/pagination';
+import { requireTokenPermission, transformFor } from '../access/evaluate-access';
+import type { Permission } from '../access/permissions';
+import type { Actor } from '../auth/actor';
+import { accessScope, andAll } from '../search/access-scope';
+import { blindQuery } from '../search/blind-query';
+import { parseTokenQuery } from '../search/parse-query';
+import type { TokenQuery } from '../search/token-query';
+import type { TokenDeps } from './token-deps';
+import { openToken } from './token-sealing';
+import { type TokenView, viewToken } from './token-view';
+
+/** Runs a query within the caller's access scope and shows each result per the caller's transform. */
+async function findTokens(
+  deps: TokenDeps,
+  actor: Actor,
+  permission: Permission,
+  query: TokenQuery,
+  page: number | undefined,
+  size: number | undefined,
+): Promise<Page<TokenView>> {
+  const request = pageRequest(page, size);
+  const scope = accessScope(actor, permission);
+  const now = deps.clock.now();
+  if (!scope) return { items: [], total: 0, page: request.page, size: request.size };
+  const keys = await deps.keyring.forTenant(actor.tenantId);
+  const found = await deps.tokens.search(actor.tenantId, blindQuery(andAll([query, scope]), keys), request, now);
+  return mapPage(found, (stored) => {
+    const transform = transformFor(actor, permission, stored) ?? 'redact';
+    if (transform === 'redact') return { token: stored, hasData: false };
+    return viewToken(deps.expressions, openToken(keys, stored), transform, deps.policy, now);
+  });
+}
+
+export interface SearchTokensInput {
+  readonly query?: string | null | undefined;
+  readonly page?: number | undefined;
+  readonly size?: number | undefined;
+}
+
+/** POST /tokens/search. */
+export class SearchTokens {
+  constructor(private readonly deps: TokenDeps) {}
+
+  execute(actor: Actor, input: SearchTokensInput): Promise<Page<TokenView>> {
+    requireTokenPermission(actor, 'token:search');
+    return findTokens(this.deps, actor, 'token:search', parseTokenQuery(input.query), input.page, input.size);
+  }
+}
+
+export interface ListTokensInput {
+  readonly ids?: readonly string[] | undefined;
+  readonly types?: readonly string[] | undefined;
+  /** Key to value; matched case-insensitively and exactly, all of them. */
+  readonly metadata?: Readonly<Record<string, string>> | undefined;
+  readonly page?: number | undefined;
+  readonly size?: number | undefined;
+}
+
+const anyOf = (items: TokenQuery[]): TokenQuery => (items.length === 1 ? items[0]! : { kind: 'or', items });
+
+/** GET /tokens: by ids, types and metadata, ANDed. */
+export class ListTokens {
+  constructor(private readonly deps: TokenDeps) {}
+
+  execute(actor: Actor, input: ListTokensInput): Promise<Page<TokenView>> {
+    requireTokenPermission(actor, 'token:read');
+    const parts: TokenQuery[] = [];
+    if (input.ids?.length) parts.push(anyOf(input.ids.map((value) => ({ kind: 'term', field: 'id', value }))));
+    if (input.types?.length) parts.push(anyOf(input.types.map((value) => ({ kind: 'term', field: 'type', value }))));
+    for (const [key, value] of Object.entries(input.metadata ?? {})) {
+      parts.push({ kind: 'metadata', key: key.toLowerCase(), value: value.toLowerCase() });
+    }
+    return findTokens(this.deps, actor, 'token:read', andAll(parts), input.page, input.size);
+  }
+}
