@@ -43,6 +43,7 @@ export function startNode(script: string, args: string[], env: NodeJS.ProcessEnv
       }
     };
     child.stdout?.on('data', onData);
+    onData(Buffer.alloc(0));
     child.stderr?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { type Child, freePort, startNode } from './processes';
 import { type Scenario, type ScenarioContext, SUITES } from './scenarios';
+import { prepareSearchDataset } from './search-dataset';
+import { searchScenarios } from './search-scenarios';
 
 /**
  * `npm run bench`: starts the real `svc serve` on a fresh SQLite data dir and a bare Express echo server, drives
@@ -36,17 +38,24 @@ async function measure(url: string, method: string, key: string | undefined, bod
   };
 }
 
-async function startVault(dataDir: string): Promise<Child> {
+async function startVault(dataDir: string, bootstrapKey = BOOTSTRAP_KEY): Promise<Child> {
   const port = await freePort();
   const script = join(__dirname, '..', 'src', 'bin', 'svc.js');
   const env = {
     PATH: process.env.PATH,
     SVC_PORT: String(port),
     SVC_DATA_DIR: dataDir,
-    SVC_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+    SVC_BOOTSTRAP_API_KEY: bootstrapKey,
     SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn',
   };
-  return startNode(script, ['serve'], env, `http://127.0.0.1:${port}`, (out) => out.includes('first start') || out.includes('listening'));
+  const url = `http://127.0.0.1:${port}`;
+  // The vault logs at warn here, so readiness is polled over HTTP rather than read from its output.
+  const child = await startNode(script, ['serve'], env, url, () => true);
+  for (let i = 0; i < 100; i++) {
+    if ((await fetch(`${url}/applications/key`).catch(() => undefined))?.status === 401) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the vault did not answer');
 }
 
 async function startEcho(): Promise<Child> {
@@ -96,9 +105,45 @@ async function main(): Promise<void> {
       process.stdout.write(`${row}\n`);
     }
     process.stdout.write(`\n${rows.join('\n')}\n`);
+    if (process.env.BENCH_SEARCH !== '0') await searchPhase(echo, baselines);
   } finally {
     await Promise.all([vault.stop(), echo.stop()]);
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Search scenarios on a store of BENCH_TOKENS tokens (default 1,000,000), loaded once into bench-data/. */
+async function searchPhase(echo: Child, baselines: Record<string, Result>): Promise<void> {
+  const count = Number(process.env.BENCH_TOKENS ?? 1_000_000);
+  const dataset = await prepareSearchDataset(resolve(process.env.BENCH_DATA ?? 'bench-data'), count, (line) =>
+    process.stdout.write(`${line}\n`),
+  );
+  const vault = await startVault(dataset.dataDir, dataset.bootstrapKey);
+  try {
+    const rows = [
+      `${count.toLocaleString('en-US')} tokens in SQLite`,
+      '| scenario | total (expected) | req/s | p50 ms | p99 ms | baseline req/s | ratio | errors/non-2xx |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ];
+    for (const scenario of searchScenarios(dataset)) {
+      const body = JSON.stringify({ query: scenario.query, size: 20 });
+      const check = await fetch(`${vault.url}/tokens/search`, {
+        method: 'POST',
+        headers: { 'SVC-API-KEY': dataset.searchKey, 'Content-Type': 'application/json' },
+        body,
+      });
+      const total = ((await check.json()) as { pagination: { total_items: number } }).pagination.total_items;
+      if (total !== scenario.expectedTotal) throw new Error(`${scenario.name}: total ${total}, expected ${scenario.expectedTotal}`);
+      baselines[`POST ${body}`] ??= await measure(`${echo.url}/echo`, 'POST', undefined, body);
+      const base = baselines[`POST ${body}`]!;
+      const result = await measure(`${vault.url}/tokens/search`, 'POST', dataset.searchKey, body);
+      const row = `| ${scenario.name} | ${total} (${scenario.expectedTotal}) | ${fmt(result.rps)} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt((result.rps / base.rps) * 100)}% | ${result.errors}/${result.non2xx} |`;
+      rows.push(row);
+      process.stdout.write(`${row}\n`);
+    }
+    process.stdout.write(`\n${rows.join('\n')}\n`);
+  } finally {
+    await vault.stop();
   }
 }
 

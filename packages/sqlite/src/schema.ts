@@ -1,4 +1,29 @@
 import type { Database } from 'better-sqlite3';
+import { metadataIndex } from './metadata-index';
+
+/**
+ * Fixed planner statistics. SQLite plans from `sqlite_stat1`; without it, it assumes every `tenant_id = ?` is
+ * selective and may scan a whole tenant instead of seeking the few tokens a blind index or metadata pair names.
+ * These rows describe a large tenant (many tokens per tenant, few per hash, id or fingerprint), so plans are the
+ * same on an empty file and on a full one. They are written once and never replaced by ANALYZE.
+ */
+const PLANNER_STATISTICS = `
+  -- Analyzing a tiny table is the way to have SQLite create sqlite_stat1.
+  ANALYZE system_flags;
+  DELETE FROM sqlite_stat1 WHERE tbl IN ('tokens', 'token_index_hashes', 'token_metadata');
+  INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES
+    ('tokens', 'sqlite_autoindex_tokens_1', '1000000 1000000 1'),
+    ('tokens', 'tokens_by_created', '1000000 1000000 2 1 1 1 1'),
+    ('tokens', 'tokens_by_container', '1000000 1000000 100000 2'),
+    ('tokens', 'tokens_by_type', '1000000 1000000 125000 2'),
+    ('tokens', 'tokens_by_fingerprint', '1000000 1000000 2 2 1'),
+    ('tokens', 'tokens_by_expiry', '1000000 10'),
+    ('tokens', 'tokens_by_cvc', '1000000 10'),
+    ('token_index_hashes', 'token_index_hashes', '3000000 3000000 3 1'),
+    ('token_index_hashes', 'token_index_hashes_by_token', '3000000 3000000 3'),
+    ('token_metadata', 'token_metadata', '2000000 2000000 200000 20 1'),
+    ('token_metadata', 'token_metadata_by_token', '2000000 2000000 2');
+`;
 
 /**
  * Schema migrations, applied in order on open; `PRAGMA user_version` records how many ran. Never edit a shipped
@@ -56,14 +81,40 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX tokens_by_container ON tokens (tenant_id, container, created_at);
   CREATE INDEX tokens_by_type ON tokens (tenant_id, type, created_at);
   `,
+  `
+  DROP INDEX tokens_by_created;
+  CREATE INDEX tokens_by_created ON tokens (tenant_id, created_at DESC, id DESC, container, type, expires_at);
+  `,
+  PLANNER_STATISTICS,
+  `
+  ALTER TABLE tokens ADD COLUMN metadata_index TEXT NOT NULL DEFAULT '';
+  DROP INDEX tokens_by_type;
+  CREATE INDEX tokens_by_type ON tokens (tenant_id, type, created_at, expires_at);
+  DROP INDEX tokens_by_container;
+  CREATE INDEX tokens_by_container ON tokens (tenant_id, container, created_at, expires_at);
+  `,
 ];
+
+/** Migrations that need code: version reached → work to do after its SQL ran. */
+export const DATA_MIGRATIONS: Readonly<Record<number, (db: Database) => void>> = {
+  6: (db) => {
+    const rows = db.prepare('SELECT tenant_id, id, metadata FROM tokens').iterate() as IterableIterator<{ tenant_id: string; id: string; metadata: string }>;
+    const update = db.prepare('UPDATE tokens SET metadata_index = ? WHERE tenant_id = ? AND id = ?');
+    const pending: Array<[string, string, string]> = [];
+    for (const row of rows) pending.push([metadataIndex(JSON.parse(row.metadata) as Record<string, string>), row.tenant_id, row.id]);
+    for (const args of pending) update.run(...args);
+  },
+};
 
 export function migrate(db: Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   for (let version = current; version < MIGRATIONS.length; version++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[version]!);
+      DATA_MIGRATIONS[version + 1]?.(db);
       db.pragma(`user_version = ${version + 1}`);
     }).immediate();
   }
+  // Loads the statistics into this connection's planner.
+  db.exec('ANALYZE sqlite_schema');
 }

@@ -10,6 +10,9 @@ let n = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeStoreContract('sqlite', async () => openSqliteStore({ file: join(dir, `store-${++n}.db`) }));
+describeStoreContract('sqlite with every side-table leaf filtering', async () =>
+  openSqliteStore({ file: join(dir, `store-${++n}.db`), broadLeafThreshold: 0 }),
+);
 
 describe('sqlite file', () => {
   it('runs in WAL mode and keeps data across reopening', async () => {

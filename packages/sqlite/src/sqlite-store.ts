@@ -12,6 +12,11 @@ import { SqliteMemberRepository, SqliteSystemRepository, SqliteTenantRepository,
 export interface SqliteStoreOptions {
   /** Path of the database file; created with its directory when missing. */
   readonly file: string;
+  /**
+   * Side-table matches above which a search leaf filters instead of driving the query (default 2,000). Tests set
+   * it to 0 to run the search contract through the filtering path as well.
+   */
+  readonly broadLeafThreshold?: number;
 }
 
 /**
@@ -27,14 +32,17 @@ export class SqliteStore implements Store {
   readonly dataKeys: SqliteDataKeyRepository;
   readonly tokens: SqliteTokenRepository;
 
-  constructor(readonly db: Database) {
+  constructor(
+    readonly db: Database,
+    broadLeafThreshold = 2_000,
+  ) {
     this.tenants = new SqliteTenantRepository(db);
     this.users = new SqliteUserRepository(db);
     this.members = new SqliteMemberRepository(db);
     this.applications = new SqliteApplicationRepository(db);
     this.system = new SqliteSystemRepository(db);
     this.dataKeys = new SqliteDataKeyRepository(db);
-    this.tokens = new SqliteTokenRepository(db, new WriteQueue(db));
+    this.tokens = new SqliteTokenRepository(db, new WriteQueue(db), broadLeafThreshold);
   }
 
   async close(): Promise<void> {
@@ -54,5 +62,5 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   db.pragma('cache_size = -65536');
   db.pragma('mmap_size = 268435456');
   migrate(db);
-  return new SqliteStore(db);
+  return new SqliteStore(db, options.broadLeafThreshold);
 }

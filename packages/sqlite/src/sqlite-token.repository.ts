@@ -1,7 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { CreateTokenOutcome, Metadata, Page, PageRequest, StoredToken, TokenQuery, TokenRepository, TokenTypeName } from '@svc/core';
 import { offsetOf } from '@svc/core';
-import { compileTokenQuery } from './token-query-sql';
+import { compileTokenQuery, type ProbedLeaf, prefixEnd } from './token-query-sql';
+import { metadataIndex } from './metadata-index';
 import { date, ms, nul, opt } from './rows';
 import type { WriteQueue } from './write-queue';
 
@@ -24,6 +25,7 @@ interface TokenRow {
   modified_at: number | null;
   expires_at: number | null;
   cvc_expires_at: number | null;
+  metadata_index: string;
 }
 
 interface IndexedRow extends TokenRow {
@@ -73,6 +75,7 @@ function toRow(t: StoredToken): TokenRow {
     modified_at: ms(t.modifiedAt),
     expires_at: ms(t.expiresAt),
     cvc_expires_at: ms(t.cvcExpiresAt),
+    metadata_index: metadataIndex(t.metadata),
   };
 }
 
@@ -100,16 +103,21 @@ export class SqliteTokenRepository implements TokenRepository {
   private readonly byFingerprint: Statement;
   private readonly expiredIds: Statement;
   private readonly cvcDue: Statement;
+  private readonly probeHash: Statement;
+  private readonly probeMetadata: Statement;
+  private readonly probeContainer: Statement;
 
   private readonly statements = new Map<string, Statement>();
 
   constructor(
     private readonly db: Database,
     private readonly writes: WriteQueue,
+    /** Side-table matches above which a leaf filters rather than drives a query. */
+    private readonly broadLeaf = 2_000,
   ) {
     this.insertToken = db.prepare(`INSERT INTO tokens VALUES (@tenant_id, @id, @type, @sealed_data, @mask, @container,
       @containers, @metadata, @search_indexes, @fingerprint_expression, @fingerprint, @deduplicate_token, @created_by,
-      @created_at, @modified_by, @modified_at, @expires_at, @cvc_expires_at)`);
+      @created_at, @modified_by, @modified_at, @expires_at, @cvc_expires_at, @metadata_index)`);
     this.insertHash = db.prepare('INSERT OR IGNORE INTO token_index_hashes (tenant_id, hash, token_id) VALUES (?, ?, ?)');
     this.insertMetadata = db.prepare('INSERT OR IGNORE INTO token_metadata (tenant_id, key, value, token_id) VALUES (?, ?, ?, ?)');
     this.deleteHashes = db.prepare('DELETE FROM token_index_hashes WHERE tenant_id = ? AND token_id = ?');
@@ -118,13 +126,21 @@ export class SqliteTokenRepository implements TokenRepository {
     this.replaceRow = db.prepare(`UPDATE tokens SET sealed_data = @sealed_data, mask = @mask, container = @container,
       containers = @containers, metadata = @metadata, search_indexes = @search_indexes,
       fingerprint_expression = @fingerprint_expression, fingerprint = @fingerprint, deduplicate_token = @deduplicate_token,
-      modified_by = @modified_by, modified_at = @modified_at, expires_at = @expires_at, cvc_expires_at = @cvc_expires_at
+      modified_by = @modified_by, modified_at = @modified_at, expires_at = @expires_at, cvc_expires_at = @cvc_expires_at,
+      metadata_index = @metadata_index
       WHERE tenant_id = @tenant_id AND id = @id`);
     this.byId = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = @tenant AND t.id = @id AND ${LIVE}`);
     this.liveId = db.prepare(`SELECT 1 FROM tokens t WHERE t.tenant_id = @tenant AND t.id = @id AND ${LIVE}`);
     this.byFingerprint = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = @tenant
       AND t.fingerprint = @fingerprint AND t.type = @type AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
     this.expiredIds = db.prepare('SELECT tenant_id, id FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000');
+    this.probeHash = db.prepare('SELECT COUNT(*) AS n FROM (SELECT 1 FROM token_index_hashes WHERE tenant_id = ? AND hash = ? LIMIT ?)');
+    this.probeMetadata = db.prepare(
+      'SELECT COUNT(*) AS n FROM (SELECT 1 FROM token_metadata WHERE tenant_id = ? AND key = ? AND value = ? LIMIT ?)',
+    );
+    this.probeContainer = db.prepare(
+      'SELECT COUNT(*) AS n FROM (SELECT 1 FROM tokens WHERE tenant_id = ? AND container >= ? AND container < ? LIMIT ?)',
+    );
     this.cvcDue = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.cvc_expires_at IS NOT NULL AND t.cvc_expires_at <= ? LIMIT ?`);
   }
 
@@ -164,7 +180,7 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
-    const where = compileTokenQuery(query, tenantId);
+    const where = compileTokenQuery(query, tenantId, (leaf) => this.isBroad(tenantId, leaf));
     const clause = `t.tenant_id = ? AND (t.expires_at IS NULL OR t.expires_at > ?) AND ${where.sql}`;
     const params = [tenantId, now.getTime(), ...where.params];
     const total = (this.statement(`SELECT COUNT(*) AS n FROM tokens t WHERE ${clause}`).get(...params) as { n: number }).n;
@@ -177,6 +193,16 @@ export class SqliteTokenRepository implements TokenRepository {
             offsetOf(page),
           ) as IndexedRow[]);
     return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
+  }
+
+  /** A bounded count: at most this.broadLeaf + 1 index entries are read to tell a broad leaf from a narrow one. */
+  private isBroad(tenantId: string, leaf: ProbedLeaf): boolean {
+    const limit = this.broadLeaf + 1;
+    let found: unknown;
+    if (leaf.kind === 'data') found = this.probeHash.get(tenantId, leaf.value, limit);
+    else if (leaf.kind === 'metadata') found = this.probeMetadata.get(tenantId, leaf.key, leaf.value, limit);
+    else found = this.probeContainer.get(tenantId, leaf.path, leaf.prefix ? prefixEnd(leaf.path) : `${leaf.path}\u0000`, limit);
+    return (found as { n: number }).n > this.broadLeaf;
   }
 
   /** Prepared statements by SQL text: queries of the same shape reuse one plan. */

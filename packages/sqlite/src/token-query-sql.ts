@@ -1,4 +1,5 @@
 import type { TokenQuery } from '@svc/core';
+import { metadataNeedle } from './metadata-index';
 
 /** A WHERE fragment over `tokens t` and its positional parameters. */
 export interface SqlFragment {
@@ -10,13 +11,42 @@ const COLUMNS = { id: 't.id', type: 't.type', fingerprint: 't.fingerprint', crea
 const DATES = { created_at: 't.created_at', modified_at: 't.modified_at' } as const;
 
 /** The smallest string greater than every string that starts with `prefix`: prefix scans become index ranges. */
-const prefixEnd = (prefix: string): string => `${prefix}\u{10FFFF}`;
+export const prefixEnd = (prefix: string): string => `${prefix}\u{10FFFF}`;
+
+/** A leaf whose breadth decides the plan: a blind-index hash, a metadata pair or a container. */
+export type ProbedLeaf = Extract<TokenQuery, { kind: 'data' | 'metadata' | 'container' }>;
+export type SideLeaf = Extract<TokenQuery, { kind: 'data' | 'metadata' }>;
+
+/**
+ * Whether a leaf matches many tokens. A narrow leaf drives the query: `t.id IN (…)` seeks each listed token, and a
+ * container range is scanned in its index. A broad one only filters rows another index found: a metadata pair is
+ * checked on the row (`instr` on the metadata index), a hash by one seek per row, and a container with `+` so
+ * SQLite does not scan half a tenant when a date range could drive instead.
+ */
+export type BreadthProbe = (leaf: ProbedLeaf) => boolean;
+
+function sideTable(leaf: SideLeaf, tenantId: string, broad: boolean): SqlFragment {
+  if (broad && leaf.kind === 'metadata') {
+    return { sql: 'instr(t.metadata_index, ?) > 0', params: [metadataNeedle(leaf.key, leaf.value)] };
+  }
+  const [table, alias, match, params] =
+    leaf.kind === 'data'
+      ? (['token_index_hashes', 'h', 'h.hash = ?', [leaf.value]] as const)
+      : (['token_metadata', 'm', 'm.key = ? AND m.value = ?', [leaf.key, leaf.value]] as const);
+  if (broad) {
+    return {
+      sql: `EXISTS (SELECT 1 FROM ${table} ${alias} WHERE ${alias}.tenant_id = t.tenant_id AND ${match} AND ${alias}.token_id = t.id)`,
+      params,
+    };
+  }
+  return { sql: `t.id IN (SELECT ${alias}.token_id FROM ${table} ${alias} WHERE ${alias}.tenant_id = ? AND ${match})`, params: [tenantId, ...params] };
+}
 
 /**
  * The SQLite store's query compiler. Every leaf is written so that an index can answer it: blind indexes and
  * metadata through their side tables' primary keys, containers and ids as ranges, dates as ranges.
  */
-export function compileTokenQuery(query: TokenQuery, tenantId: string): SqlFragment {
+export function compileTokenQuery(query: TokenQuery, tenantId: string, isBroad: BreadthProbe = () => false): SqlFragment {
   switch (query.kind) {
     case 'all':
       return { sql: '1', params: [] };
@@ -25,19 +55,14 @@ export function compileTokenQuery(query: TokenQuery, tenantId: string): SqlFragm
     case 'id_prefix':
       return { sql: 't.id >= ? AND t.id < ?', params: [query.value, prefixEnd(query.value)] };
     case 'data':
-      return {
-        sql: 't.id IN (SELECT h.token_id FROM token_index_hashes h WHERE h.tenant_id = ? AND h.hash = ?)',
-        params: [tenantId, query.value],
-      };
     case 'metadata':
-      return {
-        sql: 't.id IN (SELECT m.token_id FROM token_metadata m WHERE m.tenant_id = ? AND m.key = ? AND m.value = ?)',
-        params: [tenantId, query.key, query.value],
-      };
-    case 'container':
+      return sideTable(query, tenantId, isBroad(query));
+    case 'container': {
+      const column = isBroad(query) ? '+t.container' : 't.container';
       return query.prefix
-        ? { sql: '(t.container >= ? AND t.container < ?)', params: [query.path, prefixEnd(query.path)] }
-        : { sql: 't.container = ?', params: [query.path] };
+        ? { sql: `(${column} >= ? AND ${column} < ?)`, params: [query.path, prefixEnd(query.path)] }
+        : { sql: `${column} = ?`, params: [query.path] };
+    }
     case 'range': {
       const column = DATES[query.field];
       const parts = [`${column} IS NOT NULL`];
@@ -52,14 +77,14 @@ export function compileTokenQuery(query: TokenQuery, tenantId: string): SqlFragm
     }
     case 'and':
     case 'or': {
-      const items = query.items.map((q) => compileTokenQuery(q, tenantId));
+      const items = query.items.map((q) => compileTokenQuery(q, tenantId, isBroad));
       return {
         sql: `(${items.map((i) => i.sql).join(query.kind === 'and' ? ' AND ' : ' OR ')})`,
         params: items.flatMap((i) => i.params),
       };
     }
     case 'not': {
-      const item = compileTokenQuery(query.item, tenantId);
+      const item = compileTokenQuery(query.item, tenantId, isBroad);
       return { sql: `NOT ${item.sql.startsWith('(') ? item.sql : `(${item.sql})`}`, params: item.params };
     }
   }

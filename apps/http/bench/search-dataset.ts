@@ -1,0 +1,131 @@
+import 'reflect-metadata';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Actor, Bootstrap, Clock, CreateTokenInput, Store } from '@svc/core';
+import { loadConfig } from '../src/config/load-config';
+import { type ApplicationUseCases, buildContainer, type TokenUseCases } from '../src/container';
+import { TOKENS } from '../src/tokens';
+
+/** The dataset the search scenarios run on; rebuilt when the recipe changes. */
+export interface SearchDataset {
+  readonly version: number;
+  readonly count: number;
+  readonly dataDir: string;
+  readonly bootstrapKey: string;
+  /** A private key with token:search, token:read and token:use. */
+  readonly searchKey: string;
+  /** An SSN present exactly once, and the size of one customer's group. */
+  readonly knownSsn: string;
+  readonly knownCustomer: string;
+}
+
+const VERSION = 1;
+const START = Date.UTC(2025, 0, 1);
+const SPAN_MS = 365 * 86_400_000;
+const BATCH = 2_000;
+export const CUSTOMERS = 50_000;
+export const PLANS = ['gold', 'silver', 'bronze'] as const;
+
+/** A clock the loader moves forward before each create, spreading created_at evenly over 2025. */
+class SimulatedClock implements Clock {
+  current = START;
+
+  now(): Date {
+    return new Date(this.current);
+  }
+}
+
+const ssnOf = (i: number): string => {
+  const digits = String(100_000_000 + ((i * 7_919) % 899_999_999)).padStart(9, '0');
+  return `${digits.slice(0, 3)}-${digits.slice(3, 5)}-${digits.slice(5)}`;
+};
+
+function luhnComplete(body: string): string {
+  let sum = 0;
+  for (let i = 0; i < body.length; i++) {
+    let d = Number(body[body.length - 1 - i]);
+    if (i % 2 === 0) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
+/** Token i of the dataset: 40% SSN, 30% card numbers, 20% generic tokens, 10% EINs; every one with metadata. */
+export function datasetToken(i: number): CreateTokenInput {
+  const metadata = { customer_id: `c${i % CUSTOMERS}`, plan: PLANS[i % 3]! };
+  const kind = i % 10;
+  if (kind < 4) return { type: 'social_security_number', data: ssnOf(i), metadata };
+  if (kind < 7) return { type: 'card_number', data: luhnComplete(`4${String(i).padStart(14, '0')}`), metadata };
+  if (kind < 9) return { type: 'token', data: { note: `note ${i}` }, metadata, containers: ['/general/low/'] };
+  const digits = String(100_000_000 + i).slice(-9);
+  return { type: 'employer_id_number', data: `${digits.slice(0, 2)}-${digits.slice(2)}`, metadata };
+}
+
+/** Loads `count` tokens through the core use cases (not HTTP), reusing an existing dataset of the same recipe. */
+export async function prepareSearchDataset(root: string, count: number, log: (line: string) => void): Promise<SearchDataset> {
+  const manifest = join(root, 'dataset.json');
+  if (existsSync(manifest)) {
+    const existing = JSON.parse(readFileSync(manifest, 'utf8')) as SearchDataset;
+    if (existing.version === VERSION && existing.count === count) return existing;
+  }
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  const dataDir = join(root, 'data');
+  const bootstrapKey = 'key_mgt_bench-search-bootstrap-key';
+  const clock = new SimulatedClock();
+  const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn', SVC_BOOTSTRAP_API_KEY: bootstrapKey });
+  const container = buildContainer(config, { clock });
+  const store = container.resolve<Store>(TOKENS.Store);
+  const tenant = await container.resolve<Bootstrap>(TOKENS.Bootstrap).execute({ ownerEmail: config.ownerEmail, managementKey: bootstrapKey });
+  if (!tenant) throw new Error('the dataset store was not empty');
+  const app = await container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases).create.create(tenant.tenant.id, undefined, {
+    name: 'bench search',
+    type: 'private',
+    permissions: ['token:create', 'token:search', 'token:read', 'token:use'],
+  });
+  const actor: Actor = {
+    tenantId: tenant.tenant.id,
+    kind: 'application',
+    applicationId: app.application.id,
+    applicationType: 'private',
+    permissions: app.application.permissions,
+    rules: [],
+    authorized: true,
+  };
+  const create = container.resolve<TokenUseCases>(TOKENS.TokenUseCases).create;
+  const started = Date.now();
+  for (let from = 0; from < count; from += BATCH) {
+    const batch: Promise<unknown>[] = [];
+    for (let i = from; i < Math.min(count, from + BATCH); i++) {
+      clock.current = START + Math.floor((i * SPAN_MS) / count);
+      batch.push(create.execute(actor, datasetToken(i)));
+    }
+    await Promise.all(batch);
+    if ((from / BATCH) % 50 === 0) log(`loaded ${from + batch.length} tokens in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  }
+  await store.close();
+  const known = Math.min(123_450, Math.floor(count / 20) * 10);
+  const dataset: SearchDataset = {
+    version: VERSION,
+    count,
+    dataDir,
+    bootstrapKey,
+    searchKey: app.key,
+    knownSsn: ssnOf(known),
+    knownCustomer: `c${4_242 % CUSTOMERS}`,
+  };
+  writeFileSync(manifest, JSON.stringify(dataset, null, 2));
+  log(`loaded ${count} tokens in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return dataset;
+}
+
+if (require.main === module) {
+  const count = Number(process.env.BENCH_TOKENS ?? 1_000_000);
+  prepareSearchDataset(process.env.BENCH_DATA ?? join(process.cwd(), 'bench-data'), count, (l) => process.stdout.write(`${l}\n`)).catch((e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exitCode = 1;
+  });
+}
