@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import {
   Authenticate,
+  AuthorizeSession,
   Bootstrap,
+  CreateSession,
   CreateToken,
   DeleteToken,
   ExpressionEngine,
@@ -35,6 +37,7 @@ import type { Config } from './config/config';
 import { loadOrCreateMasterKey } from './config/master-key';
 import { Logger } from './logger';
 import { TOKENS } from './tokens';
+import type { SessionUseCases } from './http/routes/session.routes';
 
 export interface ApplicationUseCases {
   readonly create: CreateApplication;
@@ -100,6 +103,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
 
   const appDeps = (d: DependencyContainer) => ({
     applications: d.resolve<Store>(TOKENS.Store).applications,
+    sessions: d.resolve<Store>(TOKENS.Store).sessions,
     clock: d.resolve<Clock>(TOKENS.Clock),
     ids: d.resolve<IdGenerator>(TOKENS.Ids),
     random: d.resolve<RandomSource>(TOKENS.Random),
@@ -157,8 +161,13 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       list: new ListTokens(deps),
     };
   }));
+  c.register(TOKENS.SessionUseCases, single<SessionUseCases>((d) => {
+    const deps = { ...appDeps(d), sessions: d.resolve<Store>(TOKENS.Store).sessions };
+    return { create: new CreateSession(deps), authorize: new AuthorizeSession(deps) };
+  }));
   c.register(TOKENS.Sweep, single((d) => new Sweep({
     applications: d.resolve<Store>(TOKENS.Store).applications,
+    sessions: d.resolve<Store>(TOKENS.Store).sessions,
     tokens: d.resolve<Store>(TOKENS.Store).tokens,
     keyring: d.resolve<Keyring>(TOKENS.Keyring),
     clock: d.resolve<Clock>(TOKENS.Clock),

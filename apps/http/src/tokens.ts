@@ -15,4 +15,5 @@ export const TOKENS = {
   Expressions: Symbol('ExpressionEngine'),
   Keyring: Symbol('Keyring'),
   TokenUseCases: Symbol('TokenUseCases'),
+  SessionUseCases: Symbol('SessionUseCases'),
 } as const;

@@ -48,3 +48,6 @@ export * from './tokens/manage-tokens';
 export * from './tokens/update-token';
 export * from './invitations/mailer';
 export * from './tokens/search-tokens';
+export * from './sessions/session';
+export * from './invitations/invitation';
+export * from './sessions/session-use-cases';

@@ -4,6 +4,8 @@ import { describeApplicationContract } from './contracts/applications.contract';
 import { describeDirectoryContract } from './contracts/directory.contract';
 import { describeTokenContract } from './contracts/tokens.contract';
 import { describeSearchContract } from './contracts/search.contract';
+import { describeSessionContract } from './contracts/sessions.contract';
+import { describeInvitationContract } from './contracts/invitations.contract';
 
 /** Opens a fresh, empty store for one test; the suite closes it. */
 export type StoreFactory = () => Promise<Store>;
@@ -18,6 +20,8 @@ export function describeStoreContract(name: string, open: StoreFactory): void {
     describeApplicationContract(open);
     describeTokenContract(open);
     describeSearchContract(open);
+    describeSessionContract(open);
+    describeInvitationContract(open);
   });
 }
 

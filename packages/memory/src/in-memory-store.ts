@@ -1,6 +1,8 @@
 import type { Store } from '@svc/core';
 import { InMemoryApplicationRepository } from './in-memory-application.repository';
 import { InMemoryDataKeyRepository, InMemoryTokenRepository } from './in-memory-token.repository';
+import { InMemorySessionRepository } from './in-memory-session.repository';
+import { InMemoryInvitationRepository } from './in-memory-invitation.repository';
 import {
   InMemoryMemberRepository,
   InMemorySystemRepository,
@@ -17,6 +19,8 @@ export class InMemoryStore implements Store {
   readonly system = new InMemorySystemRepository();
   readonly dataKeys = new InMemoryDataKeyRepository();
   readonly tokens = new InMemoryTokenRepository();
+  readonly sessions = new InMemorySessionRepository();
+  readonly invitations = new InMemoryInvitationRepository();
 
   async close(): Promise<void> {}
 }

@@ -3,3 +3,5 @@ export * from './in-memory-application.repository';
 export * from './in-memory-directory';
 export * from './in-memory-token.repository';
 export * from './token-predicate';
+export * from './in-memory-session.repository';
+export * from './in-memory-invitation.repository';

@@ -93,6 +93,22 @@ const MIGRATIONS: readonly string[] = [
   DROP INDEX tokens_by_container;
   CREATE INDEX tokens_by_container ON tokens (tenant_id, container, created_at, expires_at);
   `,
+  `
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, application_id TEXT NOT NULL,
+    key_hash TEXT NOT NULL UNIQUE, nonce_hash TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, authorized_at INTEGER,
+    permissions TEXT NOT NULL, rules TEXT NOT NULL
+  );
+  CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+  CREATE INDEX sessions_by_application ON sessions (tenant_id, application_id);
+  CREATE TABLE invitations (
+    id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, email TEXT NOT NULL COLLATE NOCASE, secret_hash TEXT NOT NULL UNIQUE,
+    created_by TEXT, created_at INTEGER NOT NULL, modified_by TEXT, modified_at INTEGER, expires_at INTEGER NOT NULL,
+    UNIQUE (tenant_id, email)
+  );
+  CREATE INDEX invitations_by_tenant ON invitations (tenant_id, created_at DESC, id DESC);
+  `,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */

@@ -7,6 +7,8 @@ import { WriteQueue } from './write-queue';
 import { SqliteApplicationRepository } from './sqlite-application.repository';
 import { SqliteDataKeyRepository } from './sqlite-data-key.repository';
 import { SqliteTokenRepository } from './sqlite-token.repository';
+import { SqliteSessionRepository } from './sqlite-session.repository';
+import { SqliteInvitationRepository } from './sqlite-invitation.repository';
 import { SqliteMemberRepository, SqliteSystemRepository, SqliteTenantRepository, SqliteUserRepository } from './sqlite-directory';
 
 export interface SqliteStoreOptions {
@@ -31,6 +33,8 @@ export class SqliteStore implements Store {
   readonly system: SqliteSystemRepository;
   readonly dataKeys: SqliteDataKeyRepository;
   readonly tokens: SqliteTokenRepository;
+  readonly sessions: SqliteSessionRepository;
+  readonly invitations: SqliteInvitationRepository;
 
   constructor(
     readonly db: Database,
@@ -43,6 +47,8 @@ export class SqliteStore implements Store {
     this.system = new SqliteSystemRepository(db);
     this.dataKeys = new SqliteDataKeyRepository(db);
     this.tokens = new SqliteTokenRepository(db, new WriteQueue(db), broadLeafThreshold);
+    this.sessions = new SqliteSessionRepository(db);
+    this.invitations = new SqliteInvitationRepository(db);
   }
 
   async close(): Promise<void> {

@@ -11,6 +11,7 @@ import { jsonBody } from './json-body';
 import { requestLog } from './request-log';
 import { applicationRoutes } from './routes/applications.routes';
 import { tokenRoutes } from './routes/token.routes';
+import { sessionRoutes, type SessionUseCases } from './routes/session.routes';
 import { edgeHeaders } from './trace';
 
 /** The Express application over a built container. */
@@ -29,6 +30,7 @@ export function createApp(container: DependencyContainer): Express {
   if (logger.enabled('info')) app.use(requestLog(logger));
   app.use('/applications', auth, applicationRoutes(container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json));
   app.use('/tokens', auth, tokenRoutes(container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json, mergePatchJson));
+  app.use('/sessions', auth, sessionRoutes(container.resolve<SessionUseCases>(TOKENS.SessionUseCases), json));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

@@ -11,6 +11,7 @@ import { requirePermission } from '../auth/authorize';
 import type { Application, ApplicationWithKey } from './application';
 import { validateApplicationInput } from './application-input';
 import type { ApplicationRepository } from './application.repository';
+import type { SessionRepository } from '../sessions/session';
 
 export interface CreateApplicationInput {
   readonly name: string;
@@ -25,6 +26,8 @@ export interface ApplicationDeps {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly random: RandomSource;
+  /** Sessions of deleted applications are deleted with them. */
+  readonly sessions?: SessionRepository;
 }
 
 export class CreateApplication {

@@ -113,5 +113,7 @@ export class DeleteApplication {
     requirePermission(actor, 'application:delete');
     await load(this.deps, actor, id);
     if (!(await this.deps.applications.delete(actor.tenantId, id))) throw notFound();
+    // A deleted public application takes its sessions with it.
+    await this.deps.sessions?.deleteByApplication(actor.tenantId, id);
   }
 }

@@ -4,18 +4,26 @@ import { isApplicationExpired } from '../applications/application';
 import type { ApplicationRepository } from '../applications/application.repository';
 import type { Actor } from './actor';
 import { hashKey } from './api-key';
+import { isSessionExpired, type SessionRepository } from '../sessions/session';
 
 export interface AuthenticateDeps {
   readonly applications: ApplicationRepository;
+  readonly sessions: SessionRepository;
   readonly clock: Clock;
 }
 
-/** Turns a presented key into an actor, or fails with 401 for a missing, unknown, expired or revoked key. */
+const SESSION_KEY_PREFIX = 'key_ses_';
+
+/**
+ * Turns a presented key (an application's or a session's) into an actor, or fails with 401 for a missing, unknown,
+ * expired or revoked key.
+ */
 export class Authenticate {
   constructor(private readonly deps: AuthenticateDeps) {}
 
   async execute(key: string | undefined): Promise<Actor> {
     if (!key) throw new UnauthenticatedError();
+    if (key.startsWith(SESSION_KEY_PREFIX)) return this.session(key);
     const application = await this.deps.applications.findByKeyHash(hashKey(key));
     if (!application || isApplicationExpired(application, this.deps.clock.now())) {
       throw new UnauthenticatedError('The API key is invalid or expired.');
@@ -28,6 +36,26 @@ export class Authenticate {
       permissions: application.permissions,
       rules: application.rules,
       authorized: true,
+    };
+  }
+
+  /** A session acts for its public application, which must still exist; before authorization it may do nothing. */
+  private async session(key: string): Promise<Actor> {
+    const now = this.deps.clock.now();
+    const session = await this.deps.sessions.findByKeyHash(hashKey(key));
+    const application = session && (await this.deps.applications.findById(session.tenantId, session.applicationId));
+    if (!session || isSessionExpired(session, now) || !application || isApplicationExpired(application, now)) {
+      throw new UnauthenticatedError('The session key is invalid or expired.');
+    }
+    return {
+      tenantId: session.tenantId,
+      kind: 'session',
+      applicationId: session.applicationId,
+      applicationType: application.type,
+      sessionId: session.id,
+      permissions: session.permissions,
+      rules: session.rules,
+      authorized: session.authorizedAt !== undefined,
     };
   }
 }

@@ -7,6 +7,7 @@ import { CryptoRandomSource } from '../shared/random';
 import type { StoredToken } from '../tokens/token';
 import type { TokenRepository } from '../tokens/token.repository';
 import { Sweep } from './sweep';
+import type { SessionRepository } from '../sessions/session';
 
 /** Just enough of a token store to watch the sweeper: the real stores run the contract suite. */
 function tokenStore(initial: StoredToken[]): TokenRepository & { rows: Map<string, StoredToken> } {
@@ -28,6 +29,7 @@ function tokenStore(initial: StoredToken[]): TokenRepository & { rows: Map<strin
 }
 
 const noApplications = { deleteExpired: async () => 0 } as unknown as ApplicationRepository;
+const noSessions = { deleteExpired: async () => 0 } as unknown as SessionRepository;
 
 describe('Sweep', () => {
   it('deletes expired tokens and erases due cvcs from storage', async () => {
@@ -39,16 +41,16 @@ describe('Sweep', () => {
     const sealedCard = { ...withCvc, sealedData: keys.seal(withCvc.id, card) };
     const expiring = aStoredToken().inTenant('t').with({ expiresAt: new Date('2026-01-01T00:30:00.000Z') }).build();
     const tokens = tokenStore([sealedCard, expiring]);
-    const sweep = new Sweep({ applications: noApplications, tokens, keyring, clock });
+    const sweep = new Sweep({ applications: noApplications, tokens, sessions: noSessions, keyring, clock });
 
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0 });
     clock.advanceMinutes(30);
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 1, cvcs: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 1, cvcs: 0, sessions: 0 });
     clock.advanceMinutes(30);
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 1 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 1, sessions: 0 });
     const stored = tokens.rows.get(withCvc.id)!;
     expect(stored.cvcExpiresAt).toBeUndefined();
     expect(keys.open(stored.id, stored.sealedData)).toEqual({ number: '4242424242424242', expiration_month: 1, expiration_year: 2030 });
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0 });
   });
 });

@@ -4,17 +4,20 @@ import type { Keyring } from '../crypto/keyring';
 import type { TokenRepository } from '../tokens/token.repository';
 import { openToken } from '../tokens/token-sealing';
 import { withoutCvc } from '../tokens/token-types';
+import type { SessionRepository } from '../sessions/session';
 
 /** What one sweep removed. */
 export interface SweepReport {
   readonly applications: number;
   readonly tokens: number;
   readonly cvcs: number;
+  readonly sessions: number;
 }
 
 export interface SweepDeps {
   readonly applications: ApplicationRepository;
   readonly tokens: TokenRepository;
+  readonly sessions: SessionRepository;
   readonly keyring: Keyring;
   readonly clock: Clock;
 }
@@ -22,7 +25,7 @@ export interface SweepDeps {
 const CVC_BATCH = 500;
 
 /**
- * Erases what time has made dead: expired applications and tokens, and card cvcs past their retention. Reads
+ * Erases what time has made dead: expired applications, tokens and sessions, and card cvcs past their retention. Reads
  * already treat all of these as gone, so the sweeper only reclaims storage; running it late or twice is harmless.
  */
 export class Sweep {
@@ -43,6 +46,7 @@ export class Sweep {
       }
       if (due.length < CVC_BATCH) break;
     }
-    return { applications, tokens, cvcs };
+    const sessions = await this.deps.sessions.deleteExpired(now);
+    return { applications, tokens, cvcs, sessions };
   }
 }

@@ -5,6 +5,8 @@ import type { TenantRepository } from '../tenants/tenant';
 import type { UserRepository } from '../users/user';
 import type { DataKeyRepository } from '../crypto/data-key';
 import type { TokenRepository } from '../tokens/token.repository';
+import type { SessionRepository } from '../sessions/session';
+import type { InvitationRepository } from '../invitations/invitation';
 
 /** Every repository of one storage technology, opened together and closed together. */
 export interface Store {
@@ -15,5 +17,7 @@ export interface Store {
   readonly system: SystemRepository;
   readonly dataKeys: DataKeyRepository;
   readonly tokens: TokenRepository;
+  readonly sessions: SessionRepository;
+  readonly invitations: InvitationRepository;
   close(): Promise<void>;
 }

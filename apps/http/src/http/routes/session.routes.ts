@@ -1,0 +1,33 @@
+import { type AuthorizeSession, type CreateSession } from '@svc/core';
+import { type RequestHandler, Router } from 'express';
+import { actorOf, requires } from '../authenticate';
+import { sendJson } from '../respond';
+import { authorizeSessionSchema } from '../schemas/session.schemas';
+import { validate } from '../validate';
+
+export interface SessionUseCases {
+  readonly create: CreateSession;
+  readonly authorize: AuthorizeSession;
+}
+
+export function sessionRoutes(useCases: SessionUseCases, json: RequestHandler): Router {
+  const router = Router();
+
+  router.post('/', requires('session:create'), json, async (_req, res) => {
+    const session = await useCases.create.execute(actorOf(res));
+    sendJson(res, 201, { session_key: session.sessionKey, nonce: session.nonce, expires_at: session.expiresAt.toISOString() });
+  });
+
+  router.post('/authorize', requires('session:authorize'), json, async (req, res) => {
+    const body = validate(authorizeSessionSchema, req.body);
+    await useCases.authorize.execute(actorOf(res), {
+      nonce: body.nonce,
+      permissions: body.permissions,
+      rules: body.rules,
+      expiresAt: body.expires_at,
+    });
+    res.status(200).end();
+  });
+
+  return router;
+}

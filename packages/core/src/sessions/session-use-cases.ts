@@ -1,0 +1,103 @@
+import type { Clock } from '../shared/clock';
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors';
+import { parseIsoDate } from '../shared/dates';
+import type { IdGenerator } from '../shared/ids';
+import type { RandomSource } from '../shared/random';
+import { isPermission, TOKEN_PERMISSIONS, type Permission } from '../access/permissions';
+import { type RuleInput, validateRules } from '../access/rule-validation';
+import type { Actor } from '../auth/actor';
+import { generateKey, generateSecret, hashKey } from '../auth/api-key';
+import { requirePermission } from '../auth/authorize';
+import { isSessionExpired, type Session, type SessionRepository } from './session';
+
+/** Default session lifetime: 3 minutes. */
+export const SESSION_LIFETIME_MS = 3 * 60_000;
+/** The furthest an authorization may push a session's end: 24 hours. */
+export const MAX_SESSION_LIFETIME_MS = 24 * 3_600_000;
+
+export interface SessionDeps {
+  readonly sessions: SessionRepository;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly random: RandomSource;
+}
+
+/** What POST /sessions returns; both secrets are shown only here. */
+export interface CreatedSession {
+  readonly sessionKey: string;
+  readonly nonce: string;
+  readonly expiresAt: Date;
+}
+
+/** POST /sessions: a public application opens a session with no access. */
+export class CreateSession {
+  constructor(private readonly deps: SessionDeps) {}
+
+  async execute(actor: Actor): Promise<CreatedSession> {
+    requirePermission(actor, 'session:create');
+    const now = this.deps.clock.now();
+    const key = generateKey('ses', this.deps.random);
+    const nonce = generateSecret(this.deps.random);
+    const session: Session = {
+      id: this.deps.ids.next(),
+      tenantId: actor.tenantId,
+      applicationId: actor.applicationId,
+      keyHash: key.hash,
+      nonceHash: hashKey(nonce),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
+      permissions: [],
+      rules: [],
+    };
+    await this.deps.sessions.create(session);
+    return { sessionKey: key.plaintext, nonce, expiresAt: session.expiresAt };
+  }
+}
+
+export interface AuthorizeSessionInput {
+  readonly nonce: string;
+  readonly permissions?: readonly string[] | undefined;
+  readonly rules?: readonly RuleInput[] | undefined;
+  readonly expiresAt?: string | undefined;
+}
+
+/** POST /sessions/authorize: a backend of the same tenant grants the session its access, once. */
+export class AuthorizeSession {
+  constructor(private readonly deps: SessionDeps) {}
+
+  async execute(actor: Actor, input: AuthorizeSessionInput): Promise<void> {
+    requirePermission(actor, 'session:authorize');
+    const now = this.deps.clock.now();
+    const permissions = validatePermissions(input.permissions ?? []);
+    const rules = validateRules(input.rules ?? [], 'session', TOKEN_PERMISSIONS);
+    if (permissions.length === 0 && rules.length === 0) {
+      throw ValidationError.field('permissions', 'Either permissions or rules must be non-empty.');
+    }
+    const session = await this.deps.sessions.findByNonceHash(hashKey(input.nonce));
+    if (!session || session.tenantId !== actor.tenantId || isSessionExpired(session, now)) {
+      throw new NotFoundError('session');
+    }
+    if (session.authorizedAt) throw new ConflictError('NONCE_USED', 'The nonce has already been used.');
+    const expiresAt = input.expiresAt === undefined ? session.expiresAt : sessionEnd(input.expiresAt, now);
+    const granted = await this.deps.sessions.authorize(session.tenantId, session.id, { permissions, rules, expiresAt, authorizedAt: now });
+    if (!granted) throw new ConflictError('NONCE_USED', 'The nonce has already been used.');
+  }
+}
+
+function validatePermissions(values: readonly string[]): Permission[] {
+  const errors: Record<string, string[]> = {};
+  values.forEach((p, i) => {
+    if (!isPermission(p)) errors[`permissions[${i}]`] = [`Unknown permission '${p}'.`];
+    else if (!TOKEN_PERMISSIONS.includes(p)) errors[`permissions[${i}]`] = [`Permission '${p}' cannot be granted to a session.`];
+  });
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return [...new Set(values)] as Permission[];
+}
+
+function sessionEnd(value: string, now: Date): Date {
+  const date = parseIsoDate(value);
+  if (!date) throw ValidationError.field('expires_at', 'Must be an ISO 8601 date-time.');
+  if (date.getTime() <= now.getTime()) throw ValidationError.field('expires_at', 'Must be in the future.');
+  if (date.getTime() > now.getTime() + MAX_SESSION_LIFETIME_MS) throw ValidationError.field('expires_at', 'Must be at most 24 hours away.');
+  return date;
+}

@@ -1,0 +1,45 @@
+import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest } from '@svc/core';
+import { invitationStatus } from '@svc/core';
+import { paginate } from './paginate';
+
+export class InMemoryInvitationRepository implements InvitationRepository {
+  private readonly invitations = new Map<string, Invitation>();
+
+  async create(invitation: Invitation): Promise<boolean> {
+    if (await this.findByEmail(invitation.tenantId, invitation.email)) return false;
+    this.invitations.set(invitation.id, invitation);
+    return true;
+  }
+
+  async findById(tenantId: string, id: string): Promise<Invitation | undefined> {
+    const invitation = this.invitations.get(id);
+    return invitation?.tenantId === tenantId ? invitation : undefined;
+  }
+
+  async findBySecretHash(secretHash: string): Promise<Invitation | undefined> {
+    return [...this.invitations.values()].find((i) => i.secretHash === secretHash);
+  }
+
+  async findByEmail(tenantId: string, email: string): Promise<Invitation | undefined> {
+    const wanted = email.toLowerCase();
+    return [...this.invitations.values()].find((i) => i.tenantId === tenantId && i.email.toLowerCase() === wanted);
+  }
+
+  async list(tenantId: string, filter: InvitationFilter, page: PageRequest): Promise<Page<Invitation>> {
+    const matches = [...this.invitations.values()].filter(
+      (i) => i.tenantId === tenantId && (!filter.status || invitationStatus(i, filter.now) === filter.status),
+    );
+    return paginate(matches, page);
+  }
+
+  async update(invitation: Invitation): Promise<boolean> {
+    if (!(await this.findById(invitation.tenantId, invitation.id))) return false;
+    this.invitations.set(invitation.id, invitation);
+    return true;
+  }
+
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    if (!(await this.findById(tenantId, id))) return false;
+    return this.invitations.delete(id);
+  }
+}

@@ -1,0 +1,91 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest } from '@svc/core';
+import { offsetOf } from '@svc/core';
+import { date, ms, nul, opt } from './rows';
+
+interface InvitationRow {
+  id: string;
+  tenant_id: string;
+  email: string;
+  secret_hash: string;
+  created_by: string | null;
+  created_at: number;
+  modified_by: string | null;
+  modified_at: number | null;
+  expires_at: number;
+}
+
+const toInvitation = (row: InvitationRow): Invitation => ({
+  id: row.id,
+  tenantId: row.tenant_id,
+  email: row.email,
+  secretHash: row.secret_hash,
+  createdBy: opt(row.created_by),
+  createdAt: new Date(row.created_at),
+  modifiedBy: opt(row.modified_by),
+  modifiedAt: date(row.modified_at),
+  expiresAt: new Date(row.expires_at),
+});
+
+/** Invitations: (tenant, e-mail) is UNIQUE, so two concurrent invitations of one address yield one. */
+export class SqliteInvitationRepository implements InvitationRepository {
+  private readonly insert: Statement;
+  private readonly byId: Statement;
+  private readonly bySecret: Statement;
+  private readonly byEmail: Statement;
+  private readonly replace: Statement;
+  private readonly remove: Statement;
+
+  constructor(private readonly db: Database) {
+    this.insert = db.prepare(`INSERT OR IGNORE INTO invitations (id, tenant_id, email, secret_hash, created_by, created_at,
+      modified_by, modified_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.byId = db.prepare('SELECT * FROM invitations WHERE tenant_id = ? AND id = ?');
+    this.bySecret = db.prepare('SELECT * FROM invitations WHERE secret_hash = ?');
+    this.byEmail = db.prepare('SELECT * FROM invitations WHERE tenant_id = ? AND email = ?');
+    this.replace = db.prepare(`UPDATE invitations SET secret_hash = ?, modified_by = ?, modified_at = ?, expires_at = ?
+      WHERE tenant_id = ? AND id = ?`);
+    this.remove = db.prepare('DELETE FROM invitations WHERE tenant_id = ? AND id = ?');
+  }
+
+  async create(i: Invitation): Promise<boolean> {
+    const result = this.insert.run(i.id, i.tenantId, i.email, i.secretHash, nul(i.createdBy), i.createdAt.getTime(),
+      nul(i.modifiedBy), ms(i.modifiedAt), i.expiresAt.getTime());
+    return result.changes === 1;
+  }
+
+  async findById(tenantId: string, id: string): Promise<Invitation | undefined> {
+    const row = this.byId.get(tenantId, id) as InvitationRow | undefined;
+    return row && toInvitation(row);
+  }
+
+  async findBySecretHash(secretHash: string): Promise<Invitation | undefined> {
+    const row = this.bySecret.get(secretHash) as InvitationRow | undefined;
+    return row && toInvitation(row);
+  }
+
+  async findByEmail(tenantId: string, email: string): Promise<Invitation | undefined> {
+    const row = this.byEmail.get(tenantId, email) as InvitationRow | undefined;
+    return row && toInvitation(row);
+  }
+
+  async list(tenantId: string, filter: InvitationFilter, page: PageRequest): Promise<Page<Invitation>> {
+    let where = 'tenant_id = ?';
+    const params: unknown[] = [tenantId];
+    if (filter.status === 'PENDING') where += ' AND expires_at > ?';
+    if (filter.status === 'EXPIRED') where += ' AND expires_at <= ?';
+    if (filter.status) params.push(filter.now.getTime());
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM invitations WHERE ${where}`).get(...params) as { n: number }).n;
+    const rows = this.db
+      .prepare(`SELECT * FROM invitations WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+      .all(...params, page.size, offsetOf(page)) as InvitationRow[];
+    return { items: rows.map(toInvitation), total, page: page.page, size: page.size };
+  }
+
+  async update(i: Invitation): Promise<boolean> {
+    return this.replace.run(i.secretHash, nul(i.modifiedBy), ms(i.modifiedAt), i.expiresAt.getTime(), i.tenantId, i.id).changes === 1;
+  }
+
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    return this.remove.run(tenantId, id).changes === 1;
+  }
+}
