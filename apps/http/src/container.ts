@@ -1,8 +1,18 @@
 import { join } from 'node:path';
 import {
   Authenticate,
+  AcceptInvitation,
   AuthorizeSession,
   Bootstrap,
+  CreateInvitation,
+  DeleteInvitation,
+  DeleteMember,
+  GetInvitation,
+  type InvitationDeps,
+  ListInvitations,
+  ListMembers,
+  type Mailer,
+  ResendInvitation,
   CreateSession,
   CreateToken,
   DeleteToken,
@@ -30,6 +40,7 @@ import {
   UpdateApplication,
   UuidGenerator,
 } from '@svc/core';
+import { NodemailerMailer } from '@svc/mail';
 import { createMemoryStore } from '@svc/memory';
 import { openSqliteStore } from '@svc/sqlite';
 import { container as root, type DependencyContainer, instanceCachingFactory } from 'tsyringe';
@@ -38,6 +49,7 @@ import { loadOrCreateMasterKey } from './config/master-key';
 import { Logger } from './logger';
 import { TOKENS } from './tokens';
 import type { SessionUseCases } from './http/routes/session.routes';
+import type { TenantUseCases } from './http/routes/tenant.routes';
 
 export interface ApplicationUseCases {
   readonly create: CreateApplication;
@@ -65,6 +77,7 @@ export interface ContainerOverrides {
   readonly ids?: IdGenerator;
   readonly random?: RandomSource;
   readonly logger?: Logger;
+  readonly mailer?: Mailer;
 }
 
 /** Opens the store the configuration names. */
@@ -165,6 +178,43 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     const deps = { ...appDeps(d), sessions: d.resolve<Store>(TOKENS.Store).sessions };
     return { create: new CreateSession(deps), authorize: new AuthorizeSession(deps) };
   }));
+  c.register(TOKENS.Mailer, {
+    useValue:
+      overrides.mailer ??
+      new NodemailerMailer(
+        config.smtpUrl ? { from: config.mailFrom, smtpUrl: config.smtpUrl } : { from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox') },
+      ),
+  });
+  const invitationDeps = (d: DependencyContainer): InvitationDeps => {
+    const s = d.resolve<Store>(TOKENS.Store);
+    return {
+      invitations: s.invitations,
+      members: s.members,
+      users: s.users,
+      tenants: s.tenants,
+      applications: s.applications,
+      mailer: d.resolve<Mailer>(TOKENS.Mailer),
+      clock: d.resolve<Clock>(TOKENS.Clock),
+      ids: d.resolve<IdGenerator>(TOKENS.Ids),
+      random: d.resolve<RandomSource>(TOKENS.Random),
+      publicUrl: config.publicUrl,
+    };
+  };
+  c.register(TOKENS.TenantUseCases, single<TenantUseCases>((d) => {
+    const s = d.resolve<Store>(TOKENS.Store);
+    const members = { members: s.members, users: s.users };
+    const deps = invitationDeps(d);
+    return {
+      listMembers: new ListMembers(members),
+      deleteMember: new DeleteMember(members),
+      createInvitation: new CreateInvitation(deps),
+      resendInvitation: new ResendInvitation(deps),
+      listInvitations: new ListInvitations(deps),
+      getInvitation: new GetInvitation(deps),
+      deleteInvitation: new DeleteInvitation(deps),
+    };
+  }));
+  c.register(TOKENS.AcceptInvitation, single((d) => new AcceptInvitation(invitationDeps(d))));
   c.register(TOKENS.Sweep, single((d) => new Sweep({
     applications: d.resolve<Store>(TOKENS.Store).applications,
     sessions: d.resolve<Store>(TOKENS.Store).sessions,

@@ -16,4 +16,7 @@ export const TOKENS = {
   Keyring: Symbol('Keyring'),
   TokenUseCases: Symbol('TokenUseCases'),
   SessionUseCases: Symbol('SessionUseCases'),
+  Mailer: Symbol('Mailer'),
+  TenantUseCases: Symbol('TenantUseCases'),
+  AcceptInvitation: Symbol('AcceptInvitation'),
 } as const;

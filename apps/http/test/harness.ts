@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import type { CreateTenant, ProvisionedTenant } from '@svc/core';
 import { createMemoryStore } from '@svc/memory';
-import { FixedClock } from '@svc/core/testing';
+import { FixedClock, RecordingMailer } from '@svc/core/testing';
+import type { Mailer } from '@svc/core';
 import request from 'supertest';
 import type { Express } from 'express';
 import { loadConfig } from '../src/config/load-config';
@@ -17,23 +18,26 @@ export interface Harness {
   readonly key: string;
   readonly tenant: ProvisionedTenant;
   readonly logLines: string[];
+  readonly mailer: RecordingMailer;
   createTenant(name?: string): Promise<ProvisionedTenant>;
 }
 
 /** The real Express app over the memory store, a fixed clock and one provisioned tenant. */
-export async function harness(env: Record<string, string> = {}): Promise<Harness> {
+export async function harness(env: Record<string, string> = {}, mailer?: Mailer): Promise<Harness> {
   const clock = new FixedClock('2026-01-01T00:00:00.000Z');
   const logLines: string[] = [];
-  const config = loadConfig({ SVC_STORE: 'memory', SVC_LOG_LEVEL: 'debug', ...env });
+  const recording = new RecordingMailer();
+  const config = loadConfig({ SVC_STORE: 'memory', SVC_LOG_LEVEL: 'debug', SVC_PUBLIC_URL: 'https://vault.example.com', ...env });
   const container = buildContainer(config, {
     store: createMemoryStore(),
     clock,
     logger: new Logger('debug', (line) => logLines.push(line)),
+    mailer: mailer ?? recording,
   });
   const createTenant = (name = 'Acme'): Promise<ProvisionedTenant> =>
     container.resolve<CreateTenant>(TOKENS.CreateTenant).execute({ name, ownerEmail: `owner@${name.toLowerCase()}.test` });
   const tenant = await createTenant();
-  return { app: createApp(container), clock, key: tenant.management.key, tenant, logLines, createTenant };
+  return { app: createApp(container), clock, key: tenant.management.key, tenant, logLines, mailer: recording, createTenant };
 }
 
 /** A supertest request with the key in SVC-API-KEY. */

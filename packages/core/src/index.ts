@@ -51,3 +51,5 @@ export * from './tokens/search-tokens';
 export * from './sessions/session';
 export * from './invitations/invitation';
 export * from './sessions/session-use-cases';
+export * from './members/member-use-cases';
+export * from './invitations/invitation-use-cases';

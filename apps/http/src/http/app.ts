@@ -1,4 +1,4 @@
-import type { Authenticate } from '@svc/core';
+import type { AcceptInvitation, Authenticate, Clock } from '@svc/core';
 import express, { type Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import type { Config } from '../config/config';
@@ -12,6 +12,8 @@ import { requestLog } from './request-log';
 import { applicationRoutes } from './routes/applications.routes';
 import { tokenRoutes } from './routes/token.routes';
 import { sessionRoutes, type SessionUseCases } from './routes/session.routes';
+import { tenantRoutes, type TenantUseCases } from './routes/tenant.routes';
+import { acceptRoutes } from './routes/accept.routes';
 import { edgeHeaders } from './trace';
 
 /** The Express application over a built container. */
@@ -31,6 +33,8 @@ export function createApp(container: DependencyContainer): Express {
   app.use('/applications', auth, applicationRoutes(container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json));
   app.use('/tokens', auth, tokenRoutes(container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json, mergePatchJson));
   app.use('/sessions', auth, sessionRoutes(container.resolve<SessionUseCases>(TOKENS.SessionUseCases), json));
+  app.use('/tenants/self', auth, tenantRoutes(container.resolve<TenantUseCases>(TOKENS.TenantUseCases), json, container.resolve<Clock>(TOKENS.Clock)));
+  app.use('/invitations', acceptRoutes(container.resolve<AcceptInvitation>(TOKENS.AcceptInvitation), config.bodyLimitBytes));
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

@@ -5,6 +5,7 @@ import {
   GoneError,
   NotFoundError,
   UnauthenticatedError,
+  UnavailableError,
   UnprocessableError,
   ValidationError,
   type FieldErrors,
@@ -38,6 +39,7 @@ const KINDS: ReadonlyArray<readonly [abstract new (...args: never[]) => DomainEr
   [ConflictError, { status: 409, type: `${BASE}conflict`, title: 'Conflict' }],
   [GoneError, { status: 410, type: `${BASE}gone`, title: 'Gone' }],
   [UnprocessableError, { status: 422, type: `${BASE}unprocessable`, title: 'Unprocessable Entity' }],
+  [UnavailableError, { status: 503, type: `${BASE}unavailable`, title: 'Service Unavailable' }],
 ];
 
 export const HTTP_PROBLEMS = {

@@ -88,3 +88,13 @@ export class GoneError extends DomainError {
     super(message);
   }
 }
+
+/** A dependency (the mail server) failed; nothing was changed and the request can be retried. */
+export class UnavailableError extends DomainError {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

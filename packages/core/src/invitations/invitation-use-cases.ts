@@ -1,0 +1,219 @@
+import type { Clock } from '../shared/clock';
+import { ConflictError, GoneError, NotFoundError, UnavailableError, ValidationError } from '../shared/errors';
+import type { IdGenerator } from '../shared/ids';
+import { type Page, pageRequest } from '../shared/pagination';
+import type { RandomSource } from '../shared/random';
+import type { ApplicationRepository } from '../applications/application.repository';
+import type { Actor } from '../auth/actor';
+import { generateSecret, hashKey } from '../auth/api-key';
+import { requirePermission } from '../auth/authorize';
+import type { Member, MemberRepository } from '../members/member';
+import { type MemberWithUser } from '../members/member-use-cases';
+import type { TenantRepository } from '../tenants/tenant';
+import { normalizeEmail } from '../users/email';
+import type { User, UserRepository } from '../users/user';
+import { INVITATION_STATUSES, type Invitation, type InvitationRepository, type InvitationStatus, invitationStatus } from './invitation';
+import type { Mailer } from './mailer';
+
+/** How long an invitation link works: 72 hours from creation or resend. */
+export const INVITATION_LIFETIME_MS = 72 * 3_600_000;
+
+export interface InvitationDeps {
+  readonly invitations: InvitationRepository;
+  readonly members: MemberRepository;
+  readonly users: UserRepository;
+  readonly tenants: TenantRepository;
+  readonly applications: ApplicationRepository;
+  readonly mailer: Mailer;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly random: RandomSource;
+  /** `${SVC_PUBLIC_URL}`: links are `${publicUrl}/invitations/accept?token=…`. */
+  readonly publicUrl: string;
+}
+
+const notFound = (): NotFoundError => new NotFoundError('invitation');
+
+/** Sends the e-mail for an invitation whose link carries `secret`. */
+async function send(deps: InvitationDeps, actor: Actor, invitation: Invitation, secret: string): Promise<void> {
+  const tenant = await deps.tenants.findById(invitation.tenantId);
+  const inviter = await deps.applications.findById(actor.tenantId, actor.applicationId);
+  try {
+    await deps.mailer.sendInvitation({
+      to: invitation.email,
+      tenantName: tenant?.name ?? 'svc',
+      inviterName: inviter?.name,
+      acceptUrl: `${deps.publicUrl}/invitations/accept?token=${encodeURIComponent(secret)}`,
+      expiresAt: invitation.expiresAt,
+    });
+  } catch {
+    throw new UnavailableError('MAIL_FAILED', 'The invitation e-mail could not be sent. Nothing was changed; try again.');
+  }
+}
+
+/** POST /tenants/self/invitations. */
+export class CreateInvitation {
+  constructor(private readonly deps: InvitationDeps) {}
+
+  async execute(actor: Actor, input: { readonly email: string }): Promise<Invitation> {
+    requirePermission(actor, 'tenant:invitation:create');
+    const email = normalizeEmail('email', input.email);
+    const user = await this.deps.users.findByEmail(email);
+    if (user && (await this.deps.members.findByUser(actor.tenantId, user.id))) {
+      throw new ConflictError('ALREADY_MEMBER', 'This e-mail address already belongs to a member of the tenant.');
+    }
+    const now = this.deps.clock.now();
+    const secret = generateSecret(this.deps.random);
+    const invitation: Invitation = {
+      id: this.deps.ids.next(),
+      tenantId: actor.tenantId,
+      email,
+      secretHash: hashKey(secret),
+      createdBy: actor.applicationId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
+    };
+    if (!(await this.deps.invitations.create(invitation))) {
+      throw new ConflictError('ALREADY_INVITED', 'This e-mail address has already been invited.');
+    }
+    try {
+      await send(this.deps, actor, invitation, secret);
+    } catch (error) {
+      await this.deps.invitations.delete(invitation.tenantId, invitation.id);
+      throw error;
+    }
+    return invitation;
+  }
+}
+
+/** POST /tenants/self/invitations/{id}/resend: a new link, 72 more hours; earlier links stop working. */
+export class ResendInvitation {
+  constructor(private readonly deps: InvitationDeps) {}
+
+  async execute(actor: Actor, id: string): Promise<Invitation> {
+    requirePermission(actor, 'tenant:invitation:create', 'tenant:invitation:update');
+    const current = await this.deps.invitations.findById(actor.tenantId, id);
+    if (!current) throw notFound();
+    const now = this.deps.clock.now();
+    const secret = generateSecret(this.deps.random);
+    const resent: Invitation = {
+      ...current,
+      secretHash: hashKey(secret),
+      expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
+      modifiedBy: actor.applicationId,
+      modifiedAt: now,
+    };
+    if (!(await this.deps.invitations.update(resent))) throw notFound();
+    try {
+      await send(this.deps, actor, resent, secret);
+    } catch (error) {
+      await this.deps.invitations.update(current);
+      throw error;
+    }
+    return resent;
+  }
+}
+
+export interface ListInvitationsInput {
+  readonly status?: string | undefined;
+  readonly page?: number | undefined;
+  readonly size?: number | undefined;
+}
+
+/** GET /tenants/self/invitations. */
+export class ListInvitations {
+  constructor(private readonly deps: InvitationDeps) {}
+
+  async execute(actor: Actor, input: ListInvitationsInput): Promise<Page<Invitation>> {
+    requirePermission(actor, 'tenant:invitation:read');
+    const request = pageRequest(input.page, input.size);
+    if (input.status !== undefined && !(INVITATION_STATUSES as readonly string[]).includes(input.status)) {
+      throw ValidationError.field('status', 'Status must be PENDING or EXPIRED.');
+    }
+    const status = input.status as InvitationStatus | undefined;
+    return this.deps.invitations.list(actor.tenantId, { now: this.deps.clock.now(), ...(status ? { status } : {}) }, request);
+  }
+}
+
+/** GET /tenants/self/invitations/{id}. */
+export class GetInvitation {
+  constructor(private readonly deps: InvitationDeps) {}
+
+  async execute(actor: Actor, id: string): Promise<Invitation> {
+    requirePermission(actor, 'tenant:invitation:read');
+    const invitation = await this.deps.invitations.findById(actor.tenantId, id);
+    if (!invitation) throw notFound();
+    return invitation;
+  }
+}
+
+/** DELETE /tenants/self/invitations/{id}: outstanding links stop working. */
+export class DeleteInvitation {
+  constructor(private readonly deps: InvitationDeps) {}
+
+  async execute(actor: Actor, id: string): Promise<void> {
+    requirePermission(actor, 'tenant:invitation:delete');
+    if (!(await this.deps.invitations.delete(actor.tenantId, id))) throw notFound();
+  }
+}
+
+export interface AcceptInvitationInput {
+  readonly token: string;
+  readonly firstName?: string | undefined;
+  readonly lastName?: string | undefined;
+}
+
+const gone = (): GoneError => new GoneError('INVITATION_GONE', 'This invitation link is no longer valid.');
+
+/** An invitation found by the secret of its link, with its tenant's name: what the acceptance page shows. */
+export interface InvitationPreview {
+  readonly invitation: Invitation;
+  readonly tenantName: string;
+}
+
+/** GET and POST /invitations/accept: no API key; the link's secret is the credential. */
+export class AcceptInvitation {
+  constructor(private readonly deps: InvitationDeps) {}
+
+  /** The live invitation behind a link, or 410 for a used, resent-over, deleted or expired one. */
+  async preview(token: string): Promise<InvitationPreview> {
+    const invitation = await this.deps.invitations.findBySecretHash(hashKey(token));
+    if (!invitation || invitationStatus(invitation, this.deps.clock.now()) === 'EXPIRED') throw gone();
+    const tenant = await this.deps.tenants.findById(invitation.tenantId);
+    return { invitation, tenantName: tenant?.name ?? 'svc' };
+  }
+
+  /** Makes the invitee an ADMIN member (creating the user if new) and removes the invitation. */
+  async execute(input: AcceptInvitationInput): Promise<MemberWithUser> {
+    const { invitation } = await this.preview(input.token);
+    const now = this.deps.clock.now();
+    const user = await this.findOrCreateUser(invitation.email, input, now);
+    if (await this.deps.members.findByUser(invitation.tenantId, user.id)) {
+      throw new ConflictError('ALREADY_MEMBER', 'You are already a member of this tenant.');
+    }
+    // Of two concurrent acceptances only one deletes the invitation; the other sees the link as used.
+    if (!(await this.deps.invitations.delete(invitation.tenantId, invitation.id))) throw gone();
+    const member: Member = {
+      id: this.deps.ids.next(),
+      tenantId: invitation.tenantId,
+      userId: user.id,
+      role: 'ADMIN',
+      createdBy: invitation.createdBy,
+      createdAt: now,
+    };
+    await this.deps.members.create(member);
+    return { member, user };
+  }
+
+  private async findOrCreateUser(email: string, input: AcceptInvitationInput, now: Date): Promise<User> {
+    const existing = await this.deps.users.findByEmail(email);
+    if (existing) return existing;
+    const firstName = input.firstName?.trim() || undefined;
+    const lastName = input.lastName?.trim() || undefined;
+    if ((firstName?.length ?? 0) > 100) throw ValidationError.field('first_name', 'At most 100 characters.');
+    if ((lastName?.length ?? 0) > 100) throw ValidationError.field('last_name', 'At most 100 characters.');
+    const user: User = { id: this.deps.ids.next(), email, firstName, lastName, createdAt: now };
+    await this.deps.users.create(user);
+    return user;
+  }
+}
