@@ -1,7 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { AccessRule, Application, ApplicationFilter, ApplicationRepository, Page, PageRequest, Permission } from '@svc/core';
-import { offsetOf } from '@svc/core';
-import { date, ms, nul, opt, placeholders } from './rows';
+import { date, ms, nul, opt, placeholders, selectPage } from './rows';
 
 interface ApplicationRow {
   id: string;
@@ -98,11 +97,7 @@ export class SqliteApplicationRepository implements ApplicationRepository {
       where += ' AND type = ?';
       params.push(filter.type);
     }
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM applications WHERE ${where}`).get(...params) as { n: number }).n;
-    const rows = this.db
-      .prepare(`SELECT * FROM applications WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
-      .all(...params, page.size, offsetOf(page)) as ApplicationRow[];
-    return { items: rows.map(toApplication), total, page: page.page, size: page.size };
+    return selectPage<ApplicationRow, ReturnType<typeof toApplication>>(this.db, 'applications', where, params, page, toApplication);
   }
 
   async update(application: Application): Promise<boolean> {

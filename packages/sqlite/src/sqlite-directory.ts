@@ -11,8 +11,7 @@ import type {
   User,
   UserRepository,
 } from '@svc/core';
-import { offsetOf } from '@svc/core';
-import { date, ms, nul, opt, placeholders } from './rows';
+import { date, ms, nul, opt, placeholders, selectPage } from './rows';
 
 interface TenantRow {
   id: string;
@@ -141,11 +140,7 @@ export class SqliteMemberRepository implements MemberRepository {
       where += ` AND user_id IN (${placeholders(filter.userIds.length)})`;
       params.push(...filter.userIds);
     }
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM members WHERE ${where}`).get(...params) as { n: number }).n;
-    const rows = this.db
-      .prepare(`SELECT * FROM members WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
-      .all(...params, page.size, offsetOf(page)) as MemberRow[];
-    return { items: rows.map(toMember), total, page: page.page, size: page.size };
+    return selectPage<MemberRow, ReturnType<typeof toMember>>(this.db, 'members', where, params, page, toMember);
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {

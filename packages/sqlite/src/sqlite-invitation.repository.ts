@@ -1,7 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest } from '@svc/core';
-import { offsetOf } from '@svc/core';
-import { date, ms, nul, opt } from './rows';
+import { date, ms, nul, opt, selectPage } from './rows';
 
 interface InvitationRow {
   id: string;
@@ -74,11 +73,7 @@ export class SqliteInvitationRepository implements InvitationRepository {
     if (filter.status === 'PENDING') where += ' AND expires_at > ?';
     if (filter.status === 'EXPIRED') where += ' AND expires_at <= ?';
     if (filter.status) params.push(filter.now.getTime());
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM invitations WHERE ${where}`).get(...params) as { n: number }).n;
-    const rows = this.db
-      .prepare(`SELECT * FROM invitations WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
-      .all(...params, page.size, offsetOf(page)) as InvitationRow[];
-    return { items: rows.map(toInvitation), total, page: page.page, size: page.size };
+    return selectPage<InvitationRow, ReturnType<typeof toInvitation>>(this.db, 'invitations', where, params, page, toInvitation);
   }
 
   async update(i: Invitation): Promise<boolean> {
