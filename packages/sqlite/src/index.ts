@@ -5,3 +5,4 @@ export * from './sqlite-token.repository';
 export * from './sqlite-data-key.repository';
 export * from './sqlite-session.repository';
 export * from './sqlite-invitation.repository';
+export * from './connection';

@@ -10,9 +10,17 @@ let n = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeStoreContract('sqlite', async () => openSqliteStore({ file: join(dir, `store-${++n}.db`) }));
-describeStoreContract('sqlite with every side-table leaf filtering', async () =>
-  openSqliteStore({ file: join(dir, `store-${++n}.db`), broadLeafThreshold: 0 }),
+describeStoreContract('sqlite with every side-table leaf filtering, writing in-process', async () =>
+  openSqliteStore({ file: join(dir, `store-${++n}.db`), broadLeafThreshold: 0, writerThread: false }),
 );
+
+describe('the writer thread', () => {
+  it('is used when the build is there (npm test builds first)', async () => {
+    const store = openSqliteStore({ file: join(dir, 'writer.db') });
+    expect((store as unknown as { writer: object }).writer.constructor.name).toBe('ThreadTokenWriter');
+    await store.close();
+  });
+});
 
 describe('sqlite file', () => {
   it('runs in WAL mode and keeps data across reopening', async () => {

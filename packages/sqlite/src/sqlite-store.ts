@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import BetterSqlite3, { type Database } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import type { Store } from '@svc/core';
+import { openConnection } from './connection';
+import { InProcessTokenWriter } from './in-process-writer';
 import { migrate } from './schema';
-import { WriteQueue } from './write-queue';
+import { ThreadTokenWriter, workerScript } from './thread-writer';
+import type { TokenWriter } from './write-queue';
 import { SqliteApplicationRepository } from './sqlite-application.repository';
 import { SqliteDataKeyRepository } from './sqlite-data-key.repository';
 import { SqliteTokenRepository } from './sqlite-token.repository';
@@ -19,6 +20,11 @@ export interface SqliteStoreOptions {
    * it to 0 to run the search contract through the filtering path as well.
    */
   readonly broadLeafThreshold?: number;
+  /**
+   * Commit token writes on a writer thread with its own connection, so the event loop never waits for fsync
+   * (default true; falls back to this thread when the compiled worker is not there).
+   */
+  readonly writerThread?: boolean;
 }
 
 /**
@@ -38,6 +44,7 @@ export class SqliteStore implements Store {
 
   constructor(
     readonly db: Database,
+    private readonly writer: TokenWriter,
     broadLeafThreshold = 2_000,
   ) {
     this.tenants = new SqliteTenantRepository(db);
@@ -46,27 +53,21 @@ export class SqliteStore implements Store {
     this.applications = new SqliteApplicationRepository(db);
     this.system = new SqliteSystemRepository(db);
     this.dataKeys = new SqliteDataKeyRepository(db);
-    this.tokens = new SqliteTokenRepository(db, new WriteQueue(db), broadLeafThreshold);
+    this.tokens = new SqliteTokenRepository(db, writer, broadLeafThreshold);
     this.sessions = new SqliteSessionRepository(db);
     this.invitations = new SqliteInvitationRepository(db);
   }
 
   async close(): Promise<void> {
+    await this.writer.close();
     if (this.db.open) this.db.close();
   }
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  mkdirSync(dirname(options.file), { recursive: true });
-  const db = new BetterSqlite3(options.file);
-  db.pragma('journal_mode = WAL');
-  // FULL: a write acknowledged to a client survives power loss, not only a process crash.
-  db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('foreign_keys = ON');
-  // Reads come from the page cache or a memory map rather than read(2) calls; sizes are upper bounds, not allocations.
-  db.pragma('cache_size = -65536');
-  db.pragma('mmap_size = 268435456');
+  const db = openConnection(options.file);
   migrate(db);
-  return new SqliteStore(db, options.broadLeafThreshold);
+  const script = options.writerThread === false ? undefined : workerScript();
+  const writer = script ? new ThreadTokenWriter(options.file, script) : new InProcessTokenWriter(db);
+  return new SqliteStore(db, writer, options.broadLeafThreshold);
 }

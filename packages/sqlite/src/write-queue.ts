@@ -1,57 +1,52 @@
-import type { Database } from 'better-sqlite3';
+import type { TokenWrite } from './token-writes';
+
+/** Where token writes run: this thread (`InProcessTokenWriter`) or the writer thread (`ThreadTokenWriter`). */
+export interface TokenWriter {
+  run(write: TokenWrite): Promise<unknown>;
+  close(): Promise<void>;
+}
 
 interface Job {
-  readonly run: () => unknown;
+  readonly write: TokenWrite;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
 
 /**
- * Group commit. Writes that arrive in the same turn of the event loop run in one IMMEDIATE transaction, each inside
- * its own savepoint so one failure does not undo the others, and share a single fsync. A write's promise settles
- * only after the transaction commits: nothing is acknowledged before it is durable.
+ * Group commit. Writes that arrive while the previous batch is committing (or in the same turn of the event loop)
+ * are committed together in one transaction and share one fsync. A write's promise settles only after its
+ * transaction commits: nothing is acknowledged before it is durable.
  */
-export class WriteQueue {
-  private jobs: Job[] = [];
-  private scheduled = false;
+export abstract class BatchingWriter implements TokenWriter {
+  private queued: Job[] = [];
+  private busy = false;
 
-  constructor(private readonly db: Database) {}
-
-  run<T>(write: () => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.jobs.push({ run: write, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
+  run(write: TokenWrite): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ write, resolve, reject });
+      if (!this.busy) {
+        this.busy = true;
+        setImmediate(() => void this.drain());
       }
     });
   }
 
-  private flush(): void {
-    const jobs = this.jobs;
-    this.jobs = [];
-    this.scheduled = false;
-    const outcomes: Array<{ ok: boolean; value: unknown }> = [];
-    try {
-      this.db
-        .transaction(() => {
-          for (const job of jobs) {
-            try {
-              outcomes.push({ ok: true, value: this.db.transaction(job.run)() });
-            } catch (error) {
-              outcomes.push({ ok: false, value: error });
-            }
-          }
-        })
-        .immediate();
-    } catch (error) {
-      for (const job of jobs) job.reject(error);
-      return;
+  abstract close(): Promise<void>;
+
+  /** Commits one batch; per-write outcomes in order, or throws when the whole transaction failed. */
+  protected abstract commit(batch: readonly TokenWrite[]): Promise<Array<{ ok: boolean; value: unknown }>>;
+
+  private async drain(): Promise<void> {
+    while (this.queued.length > 0) {
+      const jobs = this.queued;
+      this.queued = [];
+      try {
+        const outcomes = await this.commit(jobs.map((j) => j.write));
+        jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value)));
+      } catch (error) {
+        jobs.forEach((job) => job.reject(error));
+      }
     }
-    jobs.forEach((job, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.value);
-    });
+    this.busy = false;
   }
 }

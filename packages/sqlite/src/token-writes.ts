@@ -1,0 +1,109 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { CreateTokenOutcome, StoredToken } from '@svc/core';
+import { type IndexedRow, LIVE, TOKEN_COLUMNS, toRow, toStoredToken } from './token-rows';
+
+/** One token write, as data: it can run in this thread or be posted to the writer thread. */
+export type TokenWrite =
+  | { readonly op: 'create'; readonly token: StoredToken; readonly deduplicate: boolean; readonly now: number }
+  | { readonly op: 'update'; readonly token: StoredToken }
+  | { readonly op: 'delete'; readonly tenantId: string; readonly id: string }
+  | { readonly op: 'deleteMany'; readonly keys: ReadonlyArray<{ readonly tenant_id: string; readonly id: string }> };
+
+/**
+ * The token writes, synchronous, on one connection; the caller runs each inside a transaction. The dedup look-up
+ * and the insert happen in that one transaction, which is what makes deduplication atomic.
+ */
+export class TokenWrites {
+  private readonly insertToken: Statement;
+  private readonly insertHash: Statement;
+  private readonly insertMetadata: Statement;
+  private readonly deleteHashes: Statement;
+  private readonly deleteMetadata: Statement;
+  private readonly deleteRow: Statement;
+  private readonly replaceRow: Statement;
+  private readonly liveId: Statement;
+  private readonly byFingerprint: Statement;
+
+  constructor(db: Database) {
+    this.insertToken = db.prepare(`INSERT INTO tokens VALUES (@tenant_id, @id, @type, @sealed_data, @mask, @container,
+      @containers, @metadata, @search_indexes, @fingerprint_expression, @fingerprint, @deduplicate_token, @created_by,
+      @created_at, @modified_by, @modified_at, @expires_at, @cvc_expires_at, @metadata_index)`);
+    this.insertHash = db.prepare('INSERT OR IGNORE INTO token_index_hashes (tenant_id, hash, token_id) VALUES (?, ?, ?)');
+    this.insertMetadata = db.prepare('INSERT OR IGNORE INTO token_metadata (tenant_id, key, value, token_id) VALUES (?, ?, ?, ?)');
+    this.deleteHashes = db.prepare('DELETE FROM token_index_hashes WHERE tenant_id = ? AND token_id = ?');
+    this.deleteMetadata = db.prepare('DELETE FROM token_metadata WHERE tenant_id = ? AND token_id = ?');
+    this.deleteRow = db.prepare('DELETE FROM tokens WHERE tenant_id = ? AND id = ?');
+    this.replaceRow = db.prepare(`UPDATE tokens SET sealed_data = @sealed_data, mask = @mask, container = @container,
+      containers = @containers, metadata = @metadata, search_indexes = @search_indexes,
+      fingerprint_expression = @fingerprint_expression, fingerprint = @fingerprint, deduplicate_token = @deduplicate_token,
+      modified_by = @modified_by, modified_at = @modified_at, expires_at = @expires_at, cvc_expires_at = @cvc_expires_at,
+      metadata_index = @metadata_index
+      WHERE tenant_id = @tenant_id AND id = @id`);
+    this.liveId = db.prepare(`SELECT 1 FROM tokens t WHERE t.tenant_id = @tenant AND t.id = @id AND ${LIVE}`);
+    this.byFingerprint = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = @tenant
+      AND t.fingerprint = @fingerprint AND t.type = @type AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
+  }
+
+  apply(write: TokenWrite): unknown {
+    switch (write.op) {
+      case 'create':
+        return this.create(write.token, write.deduplicate, write.now);
+      case 'update':
+        return this.update(write.token);
+      case 'delete':
+        return this.remove(write.tenantId, write.id);
+      case 'deleteMany':
+        write.keys.forEach((k) => this.remove(k.tenant_id, k.id));
+        return write.keys.length;
+    }
+  }
+
+  private create(token: StoredToken, deduplicate: boolean, now: number): CreateTokenOutcome {
+    const params = { tenant: token.tenantId, id: token.id, fingerprint: token.fingerprint, type: token.type, now };
+    if (deduplicate) {
+      const existing = this.byFingerprint.get(params) as IndexedRow | undefined;
+      if (existing) return { status: 'existing', token: toStoredToken(existing) };
+    }
+    if (this.liveId.get(params)) return { status: 'duplicate_id' };
+    this.remove(token.tenantId, token.id);
+    this.insertToken.run(toRow(token));
+    this.insertSideRows(token);
+    return { status: 'created' };
+  }
+
+  private update(token: StoredToken): boolean {
+    if (this.replaceRow.run(toRow(token)).changes !== 1) return false;
+    this.deleteHashes.run(token.tenantId, token.id);
+    this.deleteMetadata.run(token.tenantId, token.id);
+    this.insertSideRows(token);
+    return true;
+  }
+
+  private remove(tenantId: string, id: string): boolean {
+    this.deleteHashes.run(tenantId, id);
+    this.deleteMetadata.run(tenantId, id);
+    return this.deleteRow.run(tenantId, id).changes === 1;
+  }
+
+  private insertSideRows(token: StoredToken): void {
+    for (const hash of token.indexHashes) this.insertHash.run(token.tenantId, hash, token.id);
+    for (const [key, value] of Object.entries(token.metadata)) {
+      this.insertMetadata.run(token.tenantId, key.toLowerCase(), value.toLowerCase(), token.id);
+    }
+  }
+}
+
+/** Runs a batch of writes in one IMMEDIATE transaction, each in its own savepoint: one failure spoils only itself. */
+export function applyBatch(db: Database, writes: TokenWrites, batch: readonly TokenWrite[]): Array<{ ok: boolean; value: unknown }> {
+  const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+  db.transaction(() => {
+    for (const write of batch) {
+      try {
+        outcomes.push({ ok: true, value: db.transaction(() => writes.apply(write))() });
+      } catch (error) {
+        outcomes.push({ ok: false, value: error });
+      }
+    }
+  }).immediate();
+  return outcomes;
+}
