@@ -15,6 +15,7 @@ module.exports = {
     '^@svc/memory$': path.join(root, 'packages/memory/src/index.ts'),
     '^@svc/sqlite$': path.join(root, 'packages/sqlite/src/index.ts'),
     '^@svc/mail$': path.join(root, 'packages/mail/src/index.ts'),
+    '^@svc/mongo$': path.join(root, 'packages/mongo/src/index.ts'),
   },
   testMatch: ['**/?(*.)test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

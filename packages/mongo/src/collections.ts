@@ -1,0 +1,49 @@
+import type { Collection, Db } from 'mongodb';
+import type { ApplicationDocument } from './application-document';
+import type { MemberDocument, SystemFlagDocument, TenantDocument, UserDocument } from './directory-documents';
+import type { InvitationDocument } from './invitation-document';
+import type { DataKeyDocument } from './mongo-data-key.repository';
+import type { SessionDocument } from './session-document';
+import type { TokenDocument } from './token-document';
+
+/** The collection of each kind of document, by name. */
+export const COLLECTIONS = {
+  tenants: 'tenants',
+  users: 'users',
+  members: 'members',
+  applications: 'applications',
+  systemFlags: 'system_flags',
+  dataKeys: 'data_keys',
+  tokens: 'tokens',
+  sessions: 'sessions',
+  invitations: 'invitations',
+} as const;
+
+export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
+
+/** The store's collections, typed by their documents. */
+export interface MongoCollections {
+  readonly tenants: Collection<TenantDocument>;
+  readonly users: Collection<UserDocument>;
+  readonly members: Collection<MemberDocument>;
+  readonly applications: Collection<ApplicationDocument>;
+  readonly systemFlags: Collection<SystemFlagDocument>;
+  readonly dataKeys: Collection<DataKeyDocument>;
+  readonly tokens: Collection<TokenDocument>;
+  readonly sessions: Collection<SessionDocument>;
+  readonly invitations: Collection<InvitationDocument>;
+}
+
+export function collectionsOf(db: Db): MongoCollections {
+  return {
+    tenants: db.collection<TenantDocument>(COLLECTIONS.tenants),
+    users: db.collection<UserDocument>(COLLECTIONS.users),
+    members: db.collection<MemberDocument>(COLLECTIONS.members),
+    applications: db.collection<ApplicationDocument>(COLLECTIONS.applications),
+    systemFlags: db.collection<SystemFlagDocument>(COLLECTIONS.systemFlags),
+    dataKeys: db.collection<DataKeyDocument>(COLLECTIONS.dataKeys),
+    tokens: db.collection<TokenDocument>(COLLECTIONS.tokens),
+    sessions: db.collection<SessionDocument>(COLLECTIONS.sessions),
+    invitations: db.collection<InvitationDocument>(COLLECTIONS.invitations),
+  };
+}

@@ -1,0 +1,87 @@
+import { type Db, MongoClient } from 'mongodb';
+import type { Store } from '@svc/core';
+import { collectionsOf } from './collections';
+import { ensureIndexes } from './indexes';
+import { MongoApplicationRepository } from './mongo-application.repository';
+import { MongoDataKeyRepository } from './mongo-data-key.repository';
+import { MongoMemberRepository, MongoSystemRepository, MongoTenantRepository, MongoUserRepository } from './mongo-directory';
+import { MongoInvitationRepository } from './mongo-invitation.repository';
+import { MongoSessionRepository } from './mongo-session.repository';
+import { MongoTokenRepository } from './mongo-token.repository';
+
+export interface MongoStoreOptions {
+  /** A MongoDB connection string (`mongodb://…` or `mongodb+srv://…`); it may name the database. */
+  readonly uri: string;
+  /** The database; default: the one named in `uri`, else `svc`. */
+  readonly dbName?: string;
+  /**
+   * TTL indexes on token and session `expires_at` (default true): the server deletes expired documents about a
+   * minute after expiry, between sweeps. Reads filter by expiry anyway. Turned off by tests whose fixed dates lie
+   * in the past, where the TTL monitor would delete documents mid-test. Switching it for an existing database needs
+   * the `tokens_by_expiry` and `sessions_by_expiry` indexes dropped first.
+   */
+  readonly ttlIndexes?: boolean;
+}
+
+/** The database a connection string names (`mongodb://host/name?…`), or undefined when it names none. */
+export function databaseNameOf(uri: string): string | undefined {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/.exec(uri);
+  const name = match?.[1] ? decodeURIComponent(match[1]) : '';
+  return name === '' ? undefined : name;
+}
+
+/**
+ * The MongoDB store. Every write is a single-document operation acknowledged by a majority of the replica set and
+ * journaled, so an acknowledged write survives a failover or a crash; uniqueness (token ids, deduplication, keys,
+ * flags) is enforced by unique indexes, so several `svc serve` processes can share one database.
+ */
+export class MongoStore implements Store {
+  readonly tenants: MongoTenantRepository;
+  readonly users: MongoUserRepository;
+  readonly members: MongoMemberRepository;
+  readonly applications: MongoApplicationRepository;
+  readonly system: MongoSystemRepository;
+  readonly dataKeys: MongoDataKeyRepository;
+  readonly tokens: MongoTokenRepository;
+  readonly sessions: MongoSessionRepository;
+  readonly invitations: MongoInvitationRepository;
+
+  constructor(
+    private readonly client: MongoClient,
+    readonly db: Db,
+  ) {
+    const c = collectionsOf(db);
+    this.tenants = new MongoTenantRepository(c.tenants);
+    this.users = new MongoUserRepository(c.users);
+    this.members = new MongoMemberRepository(c.members);
+    this.applications = new MongoApplicationRepository(c.applications);
+    this.system = new MongoSystemRepository(c.systemFlags);
+    this.dataKeys = new MongoDataKeyRepository(c.dataKeys);
+    this.tokens = new MongoTokenRepository(c.tokens);
+    this.sessions = new MongoSessionRepository(c.sessions);
+    this.invitations = new MongoInvitationRepository(c.invitations);
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/** Connects, creates the indexes (idempotently, so every process may) and returns the store. */
+export async function openMongoStore(options: MongoStoreOptions): Promise<MongoStore> {
+  const client = new MongoClient(options.uri, {
+    appName: 'svc',
+    writeConcern: { w: 'majority', journal: true },
+    // Undefined fields are left out of documents rather than written as null.
+    ignoreUndefined: true,
+  });
+  try {
+    await client.connect();
+    const db = client.db(options.dbName ?? databaseNameOf(options.uri) ?? 'svc');
+    await ensureIndexes(db, { ttl: options.ttlIndexes ?? true });
+    return new MongoStore(client, db);
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+}
