@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
-import { BOOTSTRAP_FLAG, type CreateTenant, DomainError, type Store, ValidationError } from '@svc/core';
+import { BOOTSTRAP_FLAG, type CreateTenant, DomainError, type Keyring, type Store, ValidationError } from '@svc/core';
+import { replaceMasterKeyFile } from './config/master-key';
 import { ConfigError } from './config/config';
 import { loadConfig } from './config/load-config';
-import { buildContainer } from './container';
+import { createContainer } from './container';
 import { presentProvisionedTenant } from './http/presenters/tenant.presenter';
 import { startServer } from './server';
 import { TOKENS } from './tokens';
@@ -10,6 +11,8 @@ import { TOKENS } from './tokens';
 const USAGE = `Usage:
   svc serve                                         run the vault (configuration from SVC_* variables)
   svc tenants create --name <name> --owner-email <e> create a tenant; prints its owner and management key as JSON
+  svc keys rotate                                   re-wrap every tenant data key under SVC_NEW_MASTER_KEY
+                                                    (the SQLite store then keeps the new key in master.key)
   svc help                                          this text
 `;
 
@@ -35,7 +38,7 @@ async function createTenant(args: string[]): Promise<number> {
     process.stderr.write(`svc: --name and --owner-email are required\n\n${USAGE}`);
     return 2;
   }
-  const container = buildContainer(loadConfig());
+  const container = await createContainer(loadConfig());
   const store = container.resolve<Store>(TOKENS.Store);
   try {
     container.resolve<Buffer>(TOKENS.MasterKey);
@@ -52,12 +55,33 @@ async function createTenant(args: string[]): Promise<number> {
   }
 }
 
+/** Re-wraps the data keys under a new master key; tokens are not touched, so it takes a moment for any store size. */
+async function rotateKeys(): Promise<number> {
+  const config = loadConfig();
+  const raw = process.env.SVC_NEW_MASTER_KEY?.trim() ?? '';
+  const next = Buffer.from(raw, 'base64');
+  if (next.length !== 32) throw new ConfigError('SVC_NEW_MASTER_KEY', 'must be 32 bytes encoded in base64 (openssl rand -base64 32)');
+  const container = await createContainer(config);
+  const store = container.resolve<Store>(TOKENS.Store);
+  try {
+    const count = await container.resolve<Keyring>(TOKENS.Keyring).rewrap(next);
+    if (config.store === 'sqlite' && !config.masterKey) replaceMasterKeyFile(config.dataDir, next);
+    process.stdout.write(
+      `svc: re-wrapped ${count} tenant data key(s). ${config.masterKey ? 'Set SVC_MASTER_KEY to the new key before the next start.' : 'master.key now holds the new key.'}\n`,
+    );
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
 /** Runs one command; resolves to an exit code, or undefined while a server keeps the process alive. */
 export async function main(argv: string[]): Promise<number | undefined> {
   const [command, sub, ...rest] = argv;
   try {
     if (command === 'serve') return await serve();
     if (command === 'tenants' && sub === 'create') return await createTenant(rest);
+    if (command === 'keys' && sub === 'rotate') return await rotateKeys();
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
       process.stdout.write(USAGE);
       return 0;

@@ -42,6 +42,7 @@ import {
 } from '@svc/core';
 import { NodemailerMailer } from '@svc/mail';
 import { createMemoryStore } from '@svc/memory';
+import { openMongoStore } from '@svc/mongo';
 import { openSqliteStore } from '@svc/sqlite';
 import { container as root, type DependencyContainer, instanceCachingFactory } from 'tsyringe';
 import type { Config } from './config/config';
@@ -80,23 +81,29 @@ export interface ContainerOverrides {
   readonly mailer?: Mailer;
 }
 
-/** Opens the store the configuration names. */
-export function openStore(config: Config): Store {
-  switch (config.store) {
-    case 'sqlite':
-      return openSqliteStore({ file: join(config.dataDir, 'svc.db') });
-    case 'memory':
-      return createMemoryStore();
-    default:
-      throw new Error(`store ${config.store} is not available`);
-  }
+/** Opens the store the configuration names (MongoDB connects and creates its indexes first). */
+export async function openStore(config: Config): Promise<Store> {
+  if (config.store === 'mongo') return openMongoStore({ uri: config.mongoUri! });
+  return openLocalStore(config);
+}
+
+function openLocalStore(config: Config): Store {
+  if (config.store === 'memory') return createMemoryStore();
+  if (config.store === 'sqlite') return openSqliteStore({ file: join(config.dataDir, 'svc.db') });
+  throw new Error(`the ${config.store} store opens asynchronously: use createContainer`);
+}
+
+/** The container over the configured store, once it is open. */
+export async function createContainer(config: Config, overrides: ContainerOverrides = {}): Promise<DependencyContainer> {
+  return buildContainer(config, { ...overrides, store: overrides.store ?? (await openStore(config)) });
 }
 
 /** The master key: from SVC_MASTER_KEY, from the data dir (SQLite), or a throwaway one for the memory store. */
 export function resolveMasterKey(config: Config, random: RandomSource): Buffer {
   if (config.masterKey) return config.masterKey;
   if (config.store === 'sqlite') return loadOrCreateMasterKey(config.dataDir);
-  return Buffer.from(random.bytes(32));
+  if (config.store === 'memory') return Buffer.from(random.bytes(32));
+  throw new Error('SVC_MASTER_KEY is required with the mongo store');
 }
 
 const single = <T>(make: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(make) });
@@ -105,7 +112,7 @@ const single = <T>(make: (c: DependencyContainer) => T) => ({ useFactory: instan
 export function buildContainer(config: Config, overrides: ContainerOverrides = {}): DependencyContainer {
   const c = root.createChildContainer();
   const random = overrides.random ?? new CryptoRandomSource();
-  const store = overrides.store ?? openStore(config);
+  const store = overrides.store ?? openLocalStore(config);
   c.register(TOKENS.Config, { useValue: config });
   c.register(TOKENS.Logger, { useValue: overrides.logger ?? new Logger(config.logLevel) });
   c.register(TOKENS.Store, { useValue: store });

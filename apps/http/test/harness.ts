@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import type { CreateTenant, ProvisionedTenant } from '@svc/core';
 import { createMemoryStore } from '@svc/memory';
+import { openMongoStore } from '@svc/mongo';
+import { randomBytes } from 'node:crypto';
+import type { Store } from '@svc/core';
 import { FixedClock, RecordingMailer } from '@svc/core/testing';
 import type { Mailer } from '@svc/core';
 import request from 'supertest';
@@ -22,14 +25,26 @@ export interface Harness {
   createTenant(name?: string): Promise<ProvisionedTenant>;
 }
 
-/** The real Express app over the memory store, a fixed clock and one provisioned tenant. */
+/**
+ * The store HTTP tests run on: memory, or a fresh MongoDB database when SVC_TEST_STORE=mongo and MONGODB_URI are set
+ * (TTL indexes off: the fixed clock lives in the past of the server's own clock).
+ */
+async function testStore(): Promise<Store> {
+  const uri = process.env.MONGODB_URI;
+  if (process.env.SVC_TEST_STORE === 'mongo' && uri) {
+    return openMongoStore({ uri, dbName: `svc_http_${randomBytes(6).toString('hex')}`, ttlIndexes: false });
+  }
+  return createMemoryStore();
+}
+
+/** The real Express app over the test store, a fixed clock and one provisioned tenant. */
 export async function harness(env: Record<string, string> = {}, mailer?: Mailer): Promise<Harness> {
   const clock = new FixedClock('2026-01-01T00:00:00.000Z');
   const logLines: string[] = [];
   const recording = new RecordingMailer();
   const config = loadConfig({ SVC_STORE: 'memory', SVC_LOG_LEVEL: 'debug', SVC_PUBLIC_URL: 'https://vault.example.com', ...env });
   const container = buildContainer(config, {
-    store: createMemoryStore(),
+    store: await testStore(),
     clock,
     logger: new Logger('debug', (line) => logLines.push(line)),
     mailer: mailer ?? recording,

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -125,6 +125,7 @@ describe('the svc command', () => {
     ['SVC_LOG_LEVEL', 'loud'],
     ['SVC_BODY_LIMIT', 'huge'],
     ['SVC_CVC_RETENTION', 'an hour'],
+    ['MONGODB_URI', 'http://db.example.com'],
   ])('refuses to start with a wrong %s and names it', (variable, value) => {
     const run = spawnSync(process.execPath, [BIN, 'serve'], {
       env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, [variable]: value },
@@ -134,6 +135,49 @@ describe('the svc command', () => {
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain(variable);
   });
+
+  it('needs MONGODB_URI and SVC_MASTER_KEY for the mongo store, and names them', () => {
+    const run = (env: Record<string, string>) =>
+      spawnSync(process.execPath, [BIN, 'serve'], { env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, ...env }, encoding: 'utf8', timeout: 15_000 });
+    const noUri = run({ SVC_STORE: 'mongo' });
+    expect(noUri.status).not.toBe(0);
+    expect(noUri.stderr).toContain('MONGODB_URI');
+    const noKey = run({ MONGODB_URI: 'mongodb://127.0.0.1:1/svc' });
+    expect(noKey.status).not.toBe(0);
+    expect(noKey.stderr).toContain('SVC_MASTER_KEY');
+  });
+
+  it('rotates the master key without touching tokens', async () => {
+    const first = await serve({ SVC_DATA_DIR: dataDir });
+    const key = bannerKey(first.output())!;
+    const app = await fetch(`${first.url}/applications`, {
+      method: 'POST',
+      headers: { 'SVC-API-KEY': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'b', type: 'private', permissions: ['token:create', 'token:read', 'token:use'] }),
+    });
+    const backend = ((await app.json()) as { key: string }).key;
+    const token = await fetch(`${first.url}/tokens`, {
+      method: 'POST',
+      headers: { 'SVC-API-KEY': backend, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ type: 'card_number', data: '4242424242424242' }),
+    });
+    const id = ((await token.json()) as { id: string }).id;
+    expect(await stop(first)).toBe(0);
+    const oldKey = readFileSync(join(dataDir, 'master.key'), 'utf8');
+    const newKey = Buffer.alloc(32, 9).toString('base64');
+    const rotate = spawnSync(process.execPath, [BIN, 'keys', 'rotate'], {
+      env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, SVC_NEW_MASTER_KEY: newKey },
+      encoding: 'utf8',
+    });
+    expect(rotate.status).toBe(0);
+    expect(rotate.stdout).toContain('re-wrapped 1 tenant data key');
+    expect(readFileSync(join(dataDir, 'master.key'), 'utf8').trim()).toBe(newKey);
+    expect(oldKey.trim()).not.toBe(newKey);
+    const second = await serve({ SVC_DATA_DIR: dataDir });
+    const read = await get(`${second.url}/tokens/${id}`, backend);
+    expect(read.body.data).toBe('4242424242424242');
+    expect(await stop(second)).toBe(0);
+  }, 60_000);
 
   it('explains its usage and refuses unknown commands', () => {
     const help = spawnSync(process.execPath, [BIN, 'help'], { encoding: 'utf8' });

@@ -75,10 +75,15 @@ function store(env: Env, mongoUri: string | undefined): StoreKind {
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'SVC_PORT', 8080, 0, 65535);
   const host = value(env, 'SVC_HOST') ?? '127.0.0.1';
-  const mongoUri = url(env, 'MONGODB_URI');
+  const mongoUri = value(env, 'MONGODB_URI');
+  if (mongoUri !== undefined && !/^mongodb(\+srv)?:\/\/\S+$/.test(mongoUri)) {
+    throw new ConfigError('MONGODB_URI', 'must be a mongodb:// or mongodb+srv:// connection string');
+  }
   const kind = store(env, mongoUri);
-  if (kind === 'mongo') {
-    throw new ConfigError('SVC_STORE', 'the mongo store is not part of this build yet; use sqlite or memory');
+  const key = masterKey(env);
+  if (kind === 'mongo' && !mongoUri) throw new ConfigError('MONGODB_URI', 'is required with SVC_STORE=mongo');
+  if (kind === 'mongo' && !key) {
+    throw new ConfigError('SVC_MASTER_KEY', 'is required with the mongo store (several processes must share it): openssl rand -base64 32');
   }
   const logLevel = value(env, 'SVC_LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -97,7 +102,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: value(env, 'SVC_DATA_DIR') ?? './data',
     store: kind,
     mongoUri,
-    masterKey: masterKey(env),
+    masterKey: key,
     smtpUrl: url(env, 'SVC_SMTP_URL'),
     mailFrom,
     publicUrl: (url(env, 'SVC_PUBLIC_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from './config';
 
@@ -21,4 +21,12 @@ export function loadOrCreateMasterKey(dataDir: string): Buffer {
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   return key;
+}
+
+/** Writes a new master key over the old file, atomically (temp file + rename), readable by the owner only. */
+export function replaceMasterKeyFile(dataDir: string, key: Buffer): void {
+  const file = join(dataDir, MASTER_KEY_FILE);
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  renameSync(temp, file);
 }
