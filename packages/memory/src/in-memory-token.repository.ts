@@ -55,6 +55,14 @@ export class InMemoryTokenRepository implements TokenRepository {
     return count;
   }
 
+  async eraseCvc(token: StoredToken, sealedData: Uint8Array): Promise<boolean> {
+    const key = keyOf(token.tenantId, token.id);
+    const current = this.tokens.get(key);
+    if (!current?.cvcExpiresAt || current.modifiedAt?.getTime() !== token.modifiedAt?.getTime()) return false;
+    this.tokens.set(key, { ...current, sealedData, cvcExpiresAt: undefined });
+    return true;
+  }
+
   async findCvcDue(now: Date, limit: number): Promise<readonly StoredToken[]> {
     return [...this.tokens.values()]
       .filter((t) => t.cvcExpiresAt !== undefined && t.cvcExpiresAt.getTime() <= now.getTime())

@@ -1,5 +1,6 @@
 import type { Collection, Filter } from 'mongodb';
 import type { CreateTokenOutcome, Page, PageRequest, StoredToken, TokenQuery, TokenRepository } from '@svc/core';
+import { toBinary } from './documents';
 import { isDuplicateKeyError } from './mongo-errors';
 import { findPage } from './paginate';
 import { fromTokenDocument, type TokenDocument, toTokenDocument } from './token-document';
@@ -81,6 +82,17 @@ export class MongoTokenRepository implements TokenRepository {
   /** The TTL index may have deleted some already; this counts what this call deleted. */
   async deleteExpired(now: Date): Promise<number> {
     return (await this.tokens.deleteMany(expiredBy(now))).deletedCount;
+  }
+
+  async eraseCvc(token: StoredToken, sealedData: Uint8Array): Promise<boolean> {
+    const filter = {
+      tenant_id: token.tenantId,
+      id: token.id,
+      modified_at: token.modifiedAt ?? null,
+      cvc_expires_at: { $exists: true },
+    };
+    const result = await this.tokens.updateOne(filter, { $set: { sealed_data: toBinary(sealedData) }, $unset: { cvc_expires_at: '' } });
+    return result.modifiedCount === 1;
   }
 
   async findCvcDue(now: Date, limit: number): Promise<readonly StoredToken[]> {

@@ -105,6 +105,11 @@ export class SqliteTokenRepository implements TokenRepository {
     }
   }
 
+  eraseCvc(token: StoredToken, sealedData: Uint8Array): Promise<boolean> {
+    const modifiedAt = token.modifiedAt ? token.modifiedAt.getTime() : null;
+    return this.writer.run({ op: 'eraseCvc', tenantId: token.tenantId, id: token.id, sealedData, modifiedAt }) as Promise<boolean>;
+  }
+
   async findCvcDue(now: Date, limit: number): Promise<readonly StoredToken[]> {
     return (this.cvcDue.all(now.getTime(), limit) as IndexedRow[]).map(toStoredToken);
   }

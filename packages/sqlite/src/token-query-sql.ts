@@ -51,7 +51,10 @@ export function compileTokenQuery(query: TokenQuery, tenantId: string, isBroad: 
     case 'all':
       return { sql: '1', params: [] };
     case 'term':
-      return { sql: `${COLUMNS[query.field]} = ?`, params: [query.value] };
+      // modified_by may be NULL: spelled out so that NOT of the term holds for tokens never modified.
+      return query.field === 'modified_by'
+        ? { sql: '(t.modified_by IS NOT NULL AND t.modified_by = ?)', params: [query.value] }
+        : { sql: `${COLUMNS[query.field]} = ?`, params: [query.value] };
     case 'id_prefix':
       return { sql: 't.id >= ? AND t.id < ?', params: [query.value, prefixEnd(query.value)] };
     case 'data':

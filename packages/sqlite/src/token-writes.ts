@@ -7,6 +7,7 @@ export type TokenWrite =
   | { readonly op: 'create'; readonly token: StoredToken; readonly deduplicate: boolean; readonly now: number }
   | { readonly op: 'update'; readonly token: StoredToken }
   | { readonly op: 'delete'; readonly tenantId: string; readonly id: string }
+  | { readonly op: 'eraseCvc'; readonly tenantId: string; readonly id: string; readonly sealedData: Uint8Array; readonly modifiedAt: number | null }
   | { readonly op: 'deleteMany'; readonly keys: ReadonlyArray<{ readonly tenant_id: string; readonly id: string }> };
 
 /**
@@ -22,6 +23,7 @@ export class TokenWrites {
   private readonly deleteRow: Statement;
   private readonly replaceRow: Statement;
   private readonly liveId: Statement;
+  private readonly replaceSealed: Statement;
   private readonly byFingerprint: Statement;
 
   constructor(db: Database) {
@@ -39,6 +41,8 @@ export class TokenWrites {
       modified_by = @modified_by, modified_at = @modified_at, expires_at = @expires_at, cvc_expires_at = @cvc_expires_at,
       metadata_index = @metadata_index
       WHERE tenant_id = @tenant_id AND id = @id`);
+    this.replaceSealed = db.prepare(`UPDATE tokens SET sealed_data = ?, cvc_expires_at = NULL
+      WHERE tenant_id = ? AND id = ? AND modified_at IS ? AND cvc_expires_at IS NOT NULL`);
     this.liveId = db.prepare(`SELECT 1 FROM tokens t WHERE t.tenant_id = @tenant AND t.id = @id AND ${LIVE}`);
     this.byFingerprint = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = @tenant
       AND t.fingerprint = @fingerprint AND t.type = @type AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
@@ -52,6 +56,8 @@ export class TokenWrites {
         return this.update(write.token);
       case 'delete':
         return this.remove(write.tenantId, write.id);
+      case 'eraseCvc':
+        return this.replaceSealed.run(Buffer.from(write.sealedData), write.tenantId, write.id, write.modifiedAt).changes === 1;
       case 'deleteMany':
         write.keys.forEach((k) => this.remove(k.tenant_id, k.id));
         return write.keys.length;

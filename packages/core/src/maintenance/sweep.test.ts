@@ -17,6 +17,12 @@ function tokenStore(initial: StoredToken[]): TokenRepository & { rows: Map<strin
     create: async () => ({ status: 'created' }),
     findById: async (_tenant, id) => rows.get(id),
     update: async (t) => (rows.set(t.id, t), true),
+    eraseCvc: async (t, sealedData) => {
+      const current = rows.get(t.id);
+      if (!current || current.modifiedAt?.getTime() !== t.modifiedAt?.getTime()) return false;
+      rows.set(t.id, { ...current, sealedData, cvcExpiresAt: undefined });
+      return true;
+    },
     delete: async (_tenant, id) => rows.delete(id),
     deleteExpired: async (now) => {
       const dead = [...rows.values()].filter((t) => t.expiresAt && t.expiresAt <= now);

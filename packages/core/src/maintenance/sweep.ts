@@ -38,13 +38,15 @@ export class Sweep {
     let cvcs = 0;
     for (;;) {
       const due = await this.deps.tokens.findCvcDue(now, CVC_BATCH);
+      let erased = 0;
       for (const stored of due) {
         const keys = await this.deps.keyring.forTenant(stored.tenantId);
         const data = withoutCvc(stored.type, openToken(keys, stored).data);
-        await this.deps.tokens.update({ ...stored, sealedData: keys.seal(stored.id, data), cvcExpiresAt: undefined });
-        cvcs++;
+        if (await this.deps.tokens.eraseCvc(stored, keys.seal(stored.id, data))) erased++;
       }
-      if (due.length < CVC_BATCH) break;
+      // A token modified meanwhile keeps its deadline (the update re-sealed it) and is picked up on the next sweep.
+      cvcs += erased;
+      if (due.length < CVC_BATCH || erased === 0) break;
     }
     const sessions = await this.deps.sessions.deleteExpired(now);
     return { applications, tokens, cvcs, sessions };

@@ -29,6 +29,11 @@ export interface TokenRepository {
   search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>>;
   /** Deletes tokens whose expiresAt is at or before `now`; returns how many. */
   deleteExpired(now: Date): Promise<number>;
+  /**
+   * Replaces the sealed data of `token` (as read from `findCvcDue`) by `sealedData` and clears its cvc deadline, unless
+   * the token was modified since it was read: the sweeper never overwrites an update. True when replaced.
+   */
+  eraseCvc(token: StoredToken, sealedData: Uint8Array): Promise<boolean>;
   /** Up to `limit` tokens whose cvc is due for erasure at `now`. */
   findCvcDue(now: Date, limit: number): Promise<readonly StoredToken[]>;
 }

@@ -74,6 +74,8 @@ export function describeSearchContract(open: () => Promise<Store>): void {
       ['type:card_number AND container:/pci/high/', ['t1']],
       ['type:card_number OR type:token', ['s1', 't5', 't2', 't1']],
       ['NOT type:card_number', ['s1', 't5', 't4', 't3']],
+      ['NOT modified_by:app-3', ['s1', 't4', 't3', 't2', 't1']],
+      ['NOT modified_at:[2026-01-01 TO *]', ['s1', 't4', 't3', 't2', 't1']],
       ['!type:card_number AND !type:token', ['t4', 't3']],
       ['-container:/pci/* -container:/pii/*', ['s1']],
       ['(type:token OR type:card_number) AND NOT container:/pci/*', ['s1']],

@@ -153,6 +153,29 @@ export function describeTokenContract(open: () => Promise<Store>): void {
     });
   });
 
+  describe('cvc erasure', () => {
+    it('replaces the sealed data of a due token and clears its deadline', async () => {
+      const due = aStoredToken().inTenant(T1).with({ cvcExpiresAt: NOW, sealedData: Uint8Array.from([1]) }).build();
+      await store().tokens.create(due, opts);
+      const [read] = await store().tokens.findCvcDue(NOW, 10);
+      expect(await store().tokens.eraseCvc(read!, Uint8Array.from([2]))).toBe(true);
+      const after = (await store().tokens.findById(T1, due.id, NOW))!;
+      expect(bytes(after.sealedData)).toEqual([2]);
+      expect(after.cvcExpiresAt).toBeUndefined();
+      expect(await store().tokens.findCvcDue(NOW, 10)).toEqual([]);
+      expect(await store().tokens.eraseCvc(read!, Uint8Array.from([3]))).toBe(false);
+    });
+
+    it('never overwrites a token modified after it was read', async () => {
+      const due = aStoredToken().inTenant(T1).with({ cvcExpiresAt: NOW, sealedData: Uint8Array.from([1]) }).build();
+      await store().tokens.create(due, opts);
+      const [read] = await store().tokens.findCvcDue(NOW, 10);
+      await store().tokens.update({ ...due, sealedData: Uint8Array.from([7]), modifiedAt: NOW, modifiedBy: 'someone' });
+      expect(await store().tokens.eraseCvc(read!, Uint8Array.from([2]))).toBe(false);
+      expect(bytes((await store().tokens.findById(T1, due.id, NOW))!.sealedData)).toEqual([7]);
+    });
+  });
+
   describe('data keys', () => {
     it('keeps the first key stored for a tenant', async () => {
       const first = { tenantId: T1, wrapped: Uint8Array.from([1, 2]), createdAt: NOW };
