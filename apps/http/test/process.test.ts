@@ -70,6 +70,7 @@ describe('the svc command', () => {
     const key = bannerKey(first.output());
     expect(key).toMatch(/^key_mgt_/);
     expect(statSync(join(dataDir, 'master.key')).mode & 0o777).toBe(0o600);
+    for (const file of ['svc.db', 'svc.db-wal']) expect(statSync(join(dataDir, file)).mode & 0o777).toBe(0o600);
     const created = await fetch(`${first.url}/applications`, {
       method: 'POST',
       headers: { 'SVC-API-KEY': key!, 'Content-Type': 'application/json' },

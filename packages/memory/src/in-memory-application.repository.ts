@@ -23,7 +23,11 @@ export class InMemoryApplicationRepository implements ApplicationRepository {
 
   async list(tenantId: string, filter: ApplicationFilter, page: PageRequest): Promise<Page<Application>> {
     const matches = [...this.byId.values()].filter(
-      (a) => a.tenantId === tenantId && (!filter.ids || filter.ids.includes(a.id)) && (!filter.type || a.type === filter.type),
+      (a) =>
+        a.tenantId === tenantId &&
+        (!filter.ids || filter.ids.includes(a.id)) &&
+        (!filter.type || a.type === filter.type) &&
+        (!filter.liveAt || !a.expiresAt || a.expiresAt.getTime() > filter.liveAt.getTime()),
     );
     return paginate(matches, page);
   }

@@ -25,6 +25,7 @@ export class MongoApplicationRepository implements ApplicationRepository {
     const query: Filter<ApplicationDocument> = { tenant_id: tenantId };
     if (filter.ids) query._id = { $in: [...filter.ids] };
     if (filter.type) query.type = filter.type;
+    if (filter.liveAt) query.$or = [{ expires_at: null }, { expires_at: { $gt: filter.liveAt } }];
     return findPage(this.applications, query, NEWEST_FIRST, page, fromApplicationDocument);
   }
 

@@ -97,6 +97,10 @@ export class SqliteApplicationRepository implements ApplicationRepository {
       where += ' AND type = ?';
       params.push(filter.type);
     }
+    if (filter.liveAt) {
+      where += ' AND (expires_at IS NULL OR expires_at > ?)';
+      params.push(filter.liveAt.getTime());
+    }
     return selectPage<ApplicationRow, ReturnType<typeof toApplication>>(this.db, 'applications', where, params, page, toApplication);
   }
 

@@ -13,6 +13,11 @@ const DATES = { created_at: 't.created_at', modified_at: 't.modified_at' } as co
 /** The smallest string greater than every string that starts with `prefix`: prefix scans become index ranges. */
 export const prefixEnd = (prefix: string): string => `${prefix}\u{10FFFF}`;
 
+function junction(items: readonly TokenQuery[], operator: string, tenantId: string, isBroad: BreadthProbe): SqlFragment {
+  const parts = items.map((q) => compileTokenQuery(q, tenantId, isBroad));
+  return { sql: `(${parts.map((i) => i.sql).join(operator)})`, params: parts.flatMap((i) => i.params) };
+}
+
 /** A leaf whose breadth decides the plan: a blind-index hash, a metadata pair or a container. */
 export type ProbedLeaf = Extract<TokenQuery, { kind: 'data' | 'metadata' | 'container' }>;
 export type SideLeaf = Extract<TokenQuery, { kind: 'data' | 'metadata' }>;
@@ -78,14 +83,18 @@ export function compileTokenQuery(query: TokenQuery, tenantId: string, isBroad: 
       }
       return { sql: `(${parts.join(' AND ')})`, params };
     }
-    case 'and':
     case 'or': {
-      const items = query.items.map((q) => compileTokenQuery(q, tenantId, isBroad));
-      return {
-        sql: `(${items.map((i) => i.sql).join(query.kind === 'and' ? ' AND ' : ' OR ')})`,
-        params: items.flatMap((i) => i.params),
-      };
+      // Terms of one field ORed together (`?id=a&id=b…`) become one IN list: indexable, and no deep expression tree.
+      const first = query.items[0];
+      const field = first?.kind === 'term' && first.field !== 'modified_by' ? first.field : undefined;
+      if (field && query.items.every((q) => q.kind === 'term' && q.field === field)) {
+        const values = query.items.map((q) => (q as Extract<TokenQuery, { kind: 'term' }>).value);
+        return { sql: `${COLUMNS[field]} IN (${values.map(() => '?').join(', ')})`, params: values };
+      }
+      return junction(query.items, ' OR ', tenantId, isBroad);
     }
+    case 'and':
+      return junction(query.items, ' AND ', tenantId, isBroad);
     case 'not': {
       const item = compileTokenQuery(query.item, tenantId, isBroad);
       return { sql: `NOT ${item.sql.startsWith('(') ? item.sql : `(${item.sql})`}`, params: item.params };

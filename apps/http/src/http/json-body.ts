@@ -17,7 +17,8 @@ function hasBody(req: Request): boolean {
  * `typeRequired` the media type is checked even without a body (PATCH /tokens/{id} always needs merge-patch).
  */
 export function jsonBody(limitBytes: number, types: readonly string[] = ['application/json'], typeRequired = false): RequestHandler {
-  const parse = express.json({ limit: limitBytes, type: () => true, strict: false });
+  // inflate: false: compressed bodies are refused (415) rather than expanded (no decompression bombs, no zlib errors).
+  const parse = express.json({ limit: limitBytes, type: () => true, strict: false, inflate: false });
   return (req: Request, res: Response, next: NextFunction) => {
     const type = mediaType(req);
     if ((typeRequired || hasBody(req)) && (type === undefined || !types.includes(type))) {
@@ -54,6 +55,9 @@ export function bodyParserProblem(error: unknown): HttpProblemError | undefined 
     case 'stream.encoding.set':
       return new HttpProblemError(HTTP_PROBLEMS.validation, 'The request body could not be read.', { body: ['Unreadable body.'] });
     default:
-      return undefined;
+      // Any other client-side failure of the body parser (a 4xx it raised itself) is the client's, never a 500.
+      return typeof (error as BodyParserError | undefined)?.status === 'number' && (error as BodyParserError).status! < 500
+        ? new HttpProblemError(HTTP_PROBLEMS.validation, 'The request body could not be read.', { body: ['Unreadable body.'] })
+        : undefined;
   }
 }

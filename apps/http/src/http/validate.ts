@@ -12,7 +12,8 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 }
 
 function issuesToErrors(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
+  // No prototype: a field named `toString` or `__proto__` is just a key here.
+  const errors = Object.create(null) as Record<string, string[]>;
   const add = (path: readonly PropertyKey[], message: string): void => {
     const key = fieldPath([...prefix, ...path]) || 'body';
     (errors[key] ??= []).push(message);
@@ -27,8 +28,36 @@ function issuesToErrors(issues: readonly z.core.$ZodIssue[], prefix: readonly Pr
   return errors;
 }
 
+/** How deep a request body may nest: JSON data deeper than this is refused before anything recurses over it. */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * What no schema should ever see: `__proto__` keys (objects would silently drop them), numbers JSON cannot carry
+ * back (`1e999` parses as Infinity and would be stored as null), and nesting deep enough to exhaust a stack.
+ * Walks iteratively, so the walk itself cannot overflow.
+ */
+function hostileValue(value: unknown): { path: PropertyKey[]; message: string } | undefined {
+  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: node, path } = stack.pop()!;
+    if (typeof node === 'number' && !Number.isFinite(node)) return { path, message: 'Numbers must be finite.' };
+    if (typeof node !== 'object' || node === null) continue;
+    if (path.length >= MAX_BODY_DEPTH) return { path, message: `Values may nest at most ${MAX_BODY_DEPTH} levels deep.` };
+    if (Array.isArray(node)) node.forEach((item, i) => stack.push({ value: item, path: [...path, i] }));
+    else {
+      for (const key of Object.keys(node)) {
+        if (key === '__proto__') return { path: [...path, key], message: 'This field name is reserved.' };
+        stack.push({ value: (node as Record<string, unknown>)[key], path: [...path, key] });
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Checks `value` against `schema`; a failure is a ValidationError whose `errors` name each field. */
 export function validate<T extends z.ZodType>(schema: T, value: unknown, prefix: readonly PropertyKey[] = []): z.output<T> {
+  const hostile = hostileValue(value);
+  if (hostile) throw new ValidationError({ [fieldPath([...prefix, ...hostile.path]) || 'body']: [hostile.message] });
   const result = schema.safeParse(value);
   if (!result.success) throw new ValidationError(issuesToErrors(result.error.issues, prefix));
   return result.data;

@@ -5,6 +5,8 @@ import type { Application } from './application';
 export interface ApplicationFilter {
   readonly ids?: readonly string[];
   readonly type?: ApplicationType;
+  /** Leave out applications whose expiresAt is at or before this instant. */
+  readonly liveAt?: Date;
 }
 
 /** Stores applications. Every read is scoped by tenant except the key lookup, which finds the tenant. */

@@ -57,7 +57,7 @@ export class ListApplications {
     const page = pageRequest(input.page, input.size);
     return this.deps.applications.list(
       actor.tenantId,
-      { ...(input.ids?.length ? { ids: input.ids } : {}), ...(input.type ? { type: input.type } : {}) },
+      { ...(input.ids?.length ? { ids: input.ids } : {}), ...(input.type ? { type: input.type } : {}), liveAt: this.deps.clock.now() },
       page,
     );
   }

@@ -13,6 +13,6 @@ export interface ExpressionLimits {
 
 export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = {
   parseLimit: 100_000,
-  renderLimit: 250,
-  memoryLimit: 16_000_000,
+  renderLimit: 50,
+  memoryLimit: 2_000_000,
 };

@@ -12,6 +12,8 @@ export function parseIsoDate(value: string): Date | undefined {
   if (day.getUTCFullYear() !== y || day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) return undefined;
   const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text) && text.length > 10;
   const normalized = text.length === 10 ? `${text}T00:00:00Z` : hasZone ? text.replace(' ', 'T') : `${text.replace(' ', 'T')}Z`;
+  const offset = /([+-])(\d{2}):?(\d{2})$/.exec(text.length > 10 ? text : '');
+  if (offset && (Number(offset[2]) > 14 || Number(offset[3]) > 59)) return undefined;
   const date = new Date(normalized);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }

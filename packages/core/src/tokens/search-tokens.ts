@@ -1,3 +1,4 @@
+import { ValidationError } from '../shared/errors';
 import { mapPage, type Page, pageRequest } from '../shared/pagination';
 import { requireTokenPermission, transformFor } from '../access/evaluate-access';
 import type { Permission } from '../access/permissions';
@@ -57,6 +58,9 @@ export interface ListTokensInput {
   readonly size?: number | undefined;
 }
 
+/** The most values one repeated filter of GET /tokens may list (a page holds at most 100 tokens anyway). */
+const MAX_FILTER_VALUES = 100;
+
 const anyOf = (items: TokenQuery[]): TokenQuery => (items.length === 1 ? items[0]! : { kind: 'or', items });
 
 /** GET /tokens: by ids, types and metadata, ANDed. */
@@ -65,6 +69,8 @@ export class ListTokens {
 
   execute(actor: Actor, input: ListTokensInput): Promise<Page<TokenView>> {
     requireTokenPermission(actor, 'token:read');
+    if ((input.ids?.length ?? 0) > MAX_FILTER_VALUES) throw ValidationError.field('id', `At most ${MAX_FILTER_VALUES} ids.`);
+    if ((input.types?.length ?? 0) > MAX_FILTER_VALUES) throw ValidationError.field('type', `At most ${MAX_FILTER_VALUES} types.`);
     const parts: TokenQuery[] = [];
     if (input.ids?.length) parts.push(anyOf(input.ids.map((value) => ({ kind: 'term', field: 'id', value }))));
     if (input.types?.length) parts.push(anyOf(input.types.map((value) => ({ kind: 'term', field: 'type', value }))));

@@ -18,6 +18,7 @@ function parseUsDate(value: string): Date | undefined {
   const utc = Date.UTC(year, month - 1, day, hours, minutes, seconds);
   const check = new Date(Date.UTC(year, month - 1, day));
   if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
+  if (m[8] !== undefined && (Number(m[9]) > 14 || Number(m[10]) > 59)) return undefined;
   const offsetMinutes = m[8] === undefined ? 0 : (m[8] === '-' ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10]));
   return new Date(utc - offsetMinutes * 60_000);
 }

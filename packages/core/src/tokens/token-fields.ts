@@ -15,6 +15,7 @@ export function resolveContainers(type: TokenType, containers: readonly string[]
 }
 
 const MAX_METADATA_ENTRIES = 100;
+const MAX_SEARCH_INDEXES = 50;
 
 export function validateMetadata(metadata: Readonly<Record<string, string>> | undefined): Metadata {
   const entries = Object.entries(metadata ?? {});
@@ -36,6 +37,7 @@ export function resolveMask(engine: ExpressionEngine, type: TokenType, mask: unk
 /** The search-index expressions to keep: the given ones, or the type's defaults; a 400 where the type has none. */
 export function resolveSearchIndexes(type: TokenType, searchIndexes: readonly string[] | undefined): readonly string[] {
   if (searchIndexes === undefined) return type.defaultSearchIndexes;
+  if (searchIndexes.length > MAX_SEARCH_INDEXES) throw ValidationError.field('search_indexes', `At most ${MAX_SEARCH_INDEXES} search indexes.`);
   if (!type.supportsSearchIndexes && searchIndexes.length > 0) {
     throw ValidationError.field('search_indexes', `Search indexes are not supported for the ${type.name} type.`);
   }

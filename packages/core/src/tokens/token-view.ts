@@ -1,5 +1,6 @@
 import type { Transform } from '../access/access-rule';
 import type { ExpressionEngine } from '../expressions';
+import { ValidationError } from '../shared/errors';
 import type { Token, TokenAttributes } from './token';
 import { withoutCvc } from './token-types';
 
@@ -29,14 +30,32 @@ export function liveData(token: Token, policy: TokenPolicy, now: Date): unknown 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Evaluates a mask (a template, or an object/array of them) against the data. */
-export function evaluateMask(engine: ExpressionEngine, mask: unknown, data: unknown, field = 'mask'): unknown {
-  if (typeof mask === 'string') return engine.evaluate(field, mask, { data });
-  if (Array.isArray(mask)) return mask.map((m, i) => evaluateMask(engine, m, data, `${field}[${i}]`));
-  if (isObject(mask)) {
-    return Object.fromEntries(Object.entries(mask).map(([k, m]) => [k, evaluateMask(engine, m, data, `${field}.${k}`)]));
-  }
-  return mask;
+/** The most templates one mask may hold, and the most characters its evaluation may produce in all. */
+export const MAX_MASK_TEMPLATES = 50;
+export const MAX_MASK_OUTPUT = 1_048_576;
+
+const outputSize = (value: unknown): number => (typeof value === 'string' ? value.length : (JSON.stringify(value) ?? '').length);
+
+/**
+ * Evaluates a mask (a template, or an object/array of them) against the data. Bounded: a mask with more than
+ * MAX_MASK_TEMPLATES templates, or whose results exceed MAX_MASK_OUTPUT characters together, is a 400 on `mask`,
+ * so no mask can make reads of a token expensive for everyone.
+ */
+export function evaluateMask(engine: ExpressionEngine, mask: unknown, data: unknown): unknown {
+  const budget = { templates: MAX_MASK_TEMPLATES, output: MAX_MASK_OUTPUT };
+  const walk = (node: unknown, field: string): unknown => {
+    if (typeof node === 'string') {
+      if (--budget.templates < 0) throw ValidationError.field('mask', `A mask may hold at most ${MAX_MASK_TEMPLATES} expressions.`);
+      const value = engine.evaluate(field, node, { data });
+      budget.output -= outputSize(value);
+      if (budget.output < 0) throw ValidationError.field('mask', `A mask may produce at most ${MAX_MASK_OUTPUT} characters.`);
+      return value;
+    }
+    if (Array.isArray(node)) return node.map((m, i) => walk(m, `${field}[${i}]`));
+    if (isObject(node)) return Object.fromEntries(Object.entries(node).map(([k, m]) => [k, walk(m, `${field}.${k}`)]));
+    return node;
+  };
+  return walk(mask, 'mask');
 }
 
 export function viewToken(engine: ExpressionEngine, token: Token, transform: Transform, policy: TokenPolicy, now: Date): TokenView {

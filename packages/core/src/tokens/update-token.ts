@@ -1,6 +1,6 @@
-import { NotFoundError } from '../shared/errors';
+import { ForbiddenError, NotFoundError } from '../shared/errors';
 import { mergePatch } from '../shared/merge-patch';
-import { requireTokenPermission, requireTransform } from '../access/evaluate-access';
+import { requireTokenPermission, requireTransform, transformFor } from '../access/evaluate-access';
 import type { Actor } from '../auth/actor';
 import type { Token } from './token';
 import type { TokenDeps } from './token-deps';
@@ -37,6 +37,10 @@ export class UpdateToken {
     const now = this.deps.clock.now();
     const stored = await loadToken(this.deps, actor, id, now);
     const transform = requireTransform(actor, 'token:update', stored);
+    // A mask decides what every masked reader sees: only a caller who may see the plaintext may change it.
+    if (has(input, 'mask') && transformFor(actor, 'token:read', stored) !== 'reveal') {
+      throw new ForbiddenError('Changing the mask of a token needs reveal access to it.');
+    }
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     const current = openToken(keys, stored);
     const type = tokenType(current.type);

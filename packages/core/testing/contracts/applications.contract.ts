@@ -87,6 +87,16 @@ export function describeApplicationContract(open: () => Promise<Store>): void {
       expect(await store().applications.findByKeyHash(app.keyHash)).toBeUndefined();
     });
 
+    it('leaves expired applications out of a live list', async () => {
+      const expired = anApplication().inTenant(T1).expiringAt('2026-01-01T00:00:00.000Z').build();
+      const live = anApplication().inTenant(T1).expiringAt('2026-06-01T00:00:00.000Z').build();
+      const forever = anApplication().inTenant(T1).build();
+      for (const app of [expired, live, forever]) await store().applications.create(app);
+      const page = await store().applications.list(T1, { liveAt: new Date('2026-01-01T00:00:00.000Z') }, { page: 1, size: 20 });
+      expect(page.items.map((a) => a.id).sort()).toEqual([live.id, forever.id].sort());
+      expect(page.total).toBe(2);
+    });
+
     it('deletes only expired applications', async () => {
       const expired = anApplication().inTenant(T1).expiringAt('2026-01-01T00:00:00.000Z').build();
       const live = anApplication().inTenant(T2).expiringAt('2026-06-01T00:00:00.000Z').build();

@@ -10,6 +10,7 @@ import {
   updateApplicationSchema,
 } from '../schemas/application.schemas';
 import { sendJson } from '../respond';
+import { emptyBody } from '../schemas/common';
 import { validate } from '../validate';
 
 /** Path ids that are not UUIDs can name no application: answer as absent. */
@@ -62,6 +63,7 @@ export function applicationRoutes(useCases: ApplicationUseCases, json: RequestHa
   });
 
   router.post('/:id/regenerate', requires('application:update'), json, async (req, res) => {
+    validate(emptyBody, req.body);
     const { application, key } = await useCases.regenerate.execute(actorOf(res), applicationId(req.params.id));
     sendJson(res, 200, presentApplication(application, key));
   });

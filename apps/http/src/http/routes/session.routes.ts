@@ -2,6 +2,7 @@ import { type AuthorizeSession, type CreateSession } from '@svc/core';
 import { type RequestHandler, Router } from 'express';
 import { actorOf, requires } from '../authenticate';
 import { sendJson } from '../respond';
+import { emptyBody } from '../schemas/common';
 import { authorizeSessionSchema } from '../schemas/session.schemas';
 import { validate } from '../validate';
 
@@ -13,7 +14,8 @@ export interface SessionUseCases {
 export function sessionRoutes(useCases: SessionUseCases, json: RequestHandler): Router {
   const router = Router();
 
-  router.post('/', requires('session:create'), json, async (_req, res) => {
+  router.post('/', requires('session:create'), json, async (req, res) => {
+    validate(emptyBody, req.body);
     const session = await useCases.create.execute(actorOf(res));
     sendJson(res, 201, { session_key: session.sessionKey, nonce: session.nonce, expires_at: session.expiresAt.toISOString() });
   });

@@ -16,6 +16,7 @@ import { presentPage } from '../presenters/pagination';
 import { presentMember } from '../presenters/tenant.presenter';
 import { sendJson } from '../respond';
 import { createInvitationSchema, listInvitationsQuery, listMembersQuery } from '../schemas/tenant.schemas';
+import { emptyBody } from '../schemas/common';
 import { validate } from '../validate';
 
 export interface TenantUseCases {
@@ -54,6 +55,7 @@ export function tenantRoutes(useCases: TenantUseCases, json: RequestHandler, clo
   });
 
   router.post('/invitations/:id/resend', requires('tenant:invitation:create', 'tenant:invitation:update'), json, async (req, res) => {
+    validate(emptyBody, req.body);
     const invitation = await useCases.resendInvitation.execute(actorOf(res), uuid(req.params.id, 'invitation'));
     sendJson(res, 200, presentInvitation(invitation, clock.now()));
   });

@@ -18,7 +18,9 @@ function requiresToken(permission: Permission): RequestHandler {
 
 /** `?metadata.key1=value1&metadata.key2=value2`: keys are unique, and a repeated key keeps its first value. */
 function metadataFilters(query: Record<string, unknown>): Record<string, string> {
-  const filters: Record<string, string> = {};
+  const filters = Object.create(null) as Record<string, string>;
+  // Basis Theory's SDKs send the filter as one JSON object: `?metadata={"key":"value"}`.
+  if (query.metadata !== undefined) Object.assign(filters, metadataJson(query.metadata));
   for (const [name, value] of Object.entries(query)) {
     if (!name.startsWith('metadata.')) continue;
     const key = name.slice('metadata.'.length).toLowerCase();
@@ -27,6 +29,18 @@ function metadataFilters(query: Record<string, unknown>): Record<string, string>
     if (!(key in filters)) filters[key] = first;
   }
   return filters;
+}
+
+function metadataJson(raw: unknown): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = typeof raw === 'string' ? JSON.parse(raw) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const ok = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && Object.values(parsed).every((v) => typeof v === 'string');
+  if (!ok) throw ValidationError.field('metadata', 'Use metadata.<key>=<value>, or metadata={"key":"value"} (a JSON object of strings).');
+  return Object.fromEntries(Object.entries(parsed as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
 const has = (body: object, key: string): boolean => Object.prototype.hasOwnProperty.call(body, key);
@@ -77,7 +91,7 @@ export function tokenRoutes(useCases: TokenUseCases, json: RequestHandler, merge
   });
 
   router.patch('/:id', requiresToken('token:update'), mergePatchJson, async (req, res) => {
-    const body = validate(updateTokenSchema, req.body ?? {});
+    const body = validate(updateTokenSchema, req.body === undefined ? {} : req.body);
     const input: Record<string, unknown> = {};
     if (has(body, 'data')) input.data = body.data;
     if (has(body, 'mask')) input.mask = body.mask;

@@ -20,3 +20,6 @@ export const optional = <T extends z.ZodType>(schema: T) =>
   schema
     .nullish()
     .transform((v) => v ?? undefined);
+
+/** For endpoints that take no body: nothing, or an empty object (unknown fields are still a 400). */
+export const emptyBody = z.strictObject({}).nullish();

@@ -1,0 +1,125 @@
+import request from 'supertest';
+import { applicationKey, as, harness, type Harness, privateKey } from './harness';
+
+/** Hostile and odd inputs found by review: each must be a clear 4xx that changes nothing, never a 500. */
+describe('hostile input', () => {
+  let h: Harness;
+  let api: ReturnType<typeof as>;
+
+  beforeEach(async () => {
+    h = await harness();
+    api = as(h.app, await privateKey(h, 'token:create', 'token:read', 'token:update', 'token:use', 'token:search'));
+  });
+
+  it('bounds masks: too many expressions, or results too large, are a 400 on mask', async () => {
+    const many = await api.post('/tokens').send({ type: 'token', data: 's', mask: Array.from({ length: 51 }, () => '{{ data }}') }).expect(400);
+    expect(Object.keys(many.body.errors)).toEqual(['mask']);
+    const huge = await api.post('/tokens').send({ type: 'token', data: 's', mask: Array.from({ length: 8 }, () => '{{ data | pad_left: 900000, "x" }}') }).expect(400);
+    expect(Object.keys(huge.body.errors)[0]).toMatch(/^mask/);
+    const list = await api.get('/tokens').expect(200);
+    expect(list.body.pagination.total_items).toBe(0);
+  });
+
+  it('lets only a caller who may reveal the token change its mask', async () => {
+    const id = (await api.post('/tokens').send({ type: 'card_number', data: '4242424242424242' }).expect(201)).body.id;
+    const pub = as(h.app, await applicationKey(h, { name: 'web', type: 'public', permissions: ['token:create', 'token:update'] }));
+    const res = await pub.patch(`/tokens/${id}`).set('Content-Type', 'application/merge-patch+json').send({ mask: '{{ data }}' }).expect(403);
+    expect(JSON.stringify(res.body)).not.toContain('4242424242424242');
+    const masked = as(h.app, await privateKey(h, 'token:read'));
+    expect((await masked.get(`/tokens/${id}`).expect(200)).body.data).toBe('XXXXXXXXXXXX4242');
+    const patched = await api.patch(`/tokens/${id}`).set('Content-Type', 'application/merge-patch+json').send({ mask: '{{ data | last4 }}' }).expect(200);
+    expect(patched.body.mask).toBe('{{ data | last4 }}');
+  });
+
+  it.each([
+    ['/applications', { toString: 1 }, 'toString'],
+    ['/applications', { constructor: {} }, 'constructor'],
+  ])('treats the field %j of %s like any unknown field', async (url, body, field) => {
+    const res = await as(h.app, h.key).post(url).send(body).expect(400);
+    expect(res.body.errors[field]).toBeDefined();
+  });
+
+  it('refuses __proto__ keys anywhere in a body, metadata included', async () => {
+    const top = await api.post('/tokens').set('Content-Type', 'application/json').send('{"type":"token","data":"x","__proto__":{"admin":true}}').expect(400);
+    expect(top.body.errors).toHaveProperty(['__proto__']);
+    const meta = await api.post('/tokens').set('Content-Type', 'application/json').send('{"type":"token","data":"x","metadata":{"__proto__":"x"}}').expect(400);
+    expect(Object.keys(meta.body.errors)).toEqual(['metadata.__proto__']);
+  });
+
+  it('refuses numbers JSON cannot carry, and nesting too deep', async () => {
+    const inf = await api.post('/tokens').set('Content-Type', 'application/json').send('{"type":"token","data":1e999}').expect(400);
+    expect(Object.keys(inf.body.errors)).toEqual(['data']);
+    const deep = `{"type":"token","data":${'['.repeat(100)}${']'.repeat(100)}}`;
+    await api.post('/tokens').set('Content-Type', 'application/json').send(deep).expect(400);
+  });
+
+  it('answers broken percent-encoding in a path with 400', async () => {
+    await api.get('/tokens/%').expect(400);
+    await api.get('/tokens/%E0%A4%A').expect(400);
+    await as(h.app, h.key).get('/applications/%').expect(400);
+  });
+
+  it('caps repeated filters, and answers 100 of them', async () => {
+    const ids = Array.from({ length: 100 }, (_, i) => `id=x${i}`).join('&');
+    expect((await api.get(`/tokens?${ids}`).expect(200)).body.pagination.total_items).toBe(0);
+    const res = await api.get(`/tokens?${ids}&id=one-more`).expect(400);
+    expect(Object.keys(res.body.errors)).toEqual(['id']);
+  });
+
+  it('refuses compressed bodies with 415', async () => {
+    await api.post('/tokens').set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send('{"type":"token","data":"x"}').expect(415);
+  });
+
+  it('refuses impossible offsets in expiry dates', async () => {
+    for (const expires_at of ['1/2/2099 3:04:05 PM +99:99', '2099-01-02T03:04:05+24:00']) {
+      const res = await api.post('/tokens').send({ type: 'token', data: 'e', expires_at }).expect(400);
+      expect(Object.keys(res.body.errors)).toEqual(['expires_at']);
+    }
+  });
+
+  it('refuses a null merge patch', async () => {
+    const id = (await api.post('/tokens').send({ type: 'token', data: 'x' }).expect(201)).body.id;
+    await api.patch(`/tokens/${id}`).set('Content-Type', 'application/merge-patch+json').send('null').expect(400);
+    expect((await api.get(`/tokens/${id}`).expect(200)).body.modified_at).toBeUndefined();
+  });
+
+  it('refuses unknown fields on endpoints that take no body', async () => {
+    const pub = as(h.app, await applicationKey(h, { name: 'web', type: 'public', permissions: ['session:create'] }));
+    expect(Object.keys((await pub.post('/sessions').send({ x: 1 }).expect(400)).body.errors)).toEqual(['x']);
+    await pub.post('/sessions').send({}).expect(201);
+    const app = (await as(h.app, h.key).post('/applications').send({ name: 'a', type: 'management', permissions: ['application:read'] }).expect(201)).body;
+    await as(h.app, h.key).post(`/applications/${app.id}/regenerate`).send({ x: 1 }).expect(400);
+    await as(h.app, app.key).get('/applications/key').expect(200);
+  });
+
+  it('accepts the JSON metadata filter Basis Theory SDKs send', async () => {
+    await api.post('/tokens').send({ type: 'token', data: 'a', metadata: { customer: 'c1' } }).expect(201);
+    await api.post('/tokens').send({ type: 'token', data: 'b', metadata: { customer: 'c2' } }).expect(201);
+    const res = await api.get(`/tokens?metadata=${encodeURIComponent(JSON.stringify({ Customer: 'C1' }))}`).expect(200);
+    expect(res.body.data.map((t: { data: string }) => t.data)).toEqual(['a']);
+    await api.get('/tokens?metadata=not-json').expect(400);
+  });
+
+  it('finds tokens by a bare created_at date, the whole UTC day', async () => {
+    await api.post('/tokens').send({ type: 'token', data: 'today' }).expect(201);
+    const res = await api.post('/tokens/search').send({ query: 'created_at:2026-01-01' }).expect(200);
+    expect(res.body.pagination.total_items).toBe(1);
+    expect((await api.post('/tokens/search').send({ query: 'created_at:2026-01-02' }).expect(200)).body.pagination.total_items).toBe(0);
+  });
+
+  it('invites an address with a quoted local part', async () => {
+    await as(h.app, h.key).post('/tenants/self/invitations').send({ email: '"quoted local"@example.com' }).expect(201);
+  });
+
+  it('leaves expired applications out of the list at once', async () => {
+    await as(h.app, h.key).post('/applications').send({ name: 'temp', type: 'management', permissions: ['application:read'], expires_at: '2026-01-01T00:10:00Z' }).expect(201);
+    const before = (await as(h.app, h.key).get('/applications').expect(200)).body.pagination.total_items;
+    h.clock.advanceMinutes(10);
+    expect((await as(h.app, h.key).get('/applications').expect(200)).body.pagination.total_items).toBe(before - 1);
+  });
+
+  it('never answers 500 to a malformed key header', async () => {
+    await request(h.app).get('/tokens').set('SVC-API-KEY', 'key_ses_').expect(401);
+    await request(h.app).get('/tokens').set('SVC-API-KEY', 'x'.repeat(5000)).expect(401);
+  });
+});
