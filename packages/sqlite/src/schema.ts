@@ -109,6 +109,10 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX invitations_by_tenant ON invitations (tenant_id, created_at DESC, id DESC);
   `,
+  `
+  DROP INDEX tokens_by_type;
+  CREATE INDEX tokens_by_type ON tokens (tenant_id, type, created_at, expires_at, metadata_index);
+  `,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */

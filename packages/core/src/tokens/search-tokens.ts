@@ -39,13 +39,28 @@ export interface SearchTokensInput {
   readonly size?: number | undefined;
 }
 
+const PARSED_QUERIES = 500;
+
 /** POST /tokens/search. */
 export class SearchTokens {
+  /** Parsed queries by text: the same searches come back (pollers, dashboards), and a TokenQuery is immutable. */
+  private readonly parsed = new Map<string, TokenQuery>();
+
   constructor(private readonly deps: TokenDeps) {}
 
   execute(actor: Actor, input: SearchTokensInput): Promise<Page<TokenView>> {
     requireTokenPermission(actor, 'token:search');
-    return findTokens(this.deps, actor, 'token:search', parseTokenQuery(input.query), input.page, input.size);
+    return findTokens(this.deps, actor, 'token:search', this.parse(input.query ?? ''), input.page, input.size);
+  }
+
+  private parse(text: string): TokenQuery {
+    let query = this.parsed.get(text);
+    if (!query) {
+      query = parseTokenQuery(text);
+      if (this.parsed.size >= PARSED_QUERIES) this.parsed.delete(this.parsed.keys().next().value!);
+      this.parsed.set(text, query);
+    }
+    return query;
   }
 }
 
