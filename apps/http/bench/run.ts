@@ -12,7 +12,9 @@ import { searchScenarios } from './search-scenarios';
  * both with autocannon from this process, and prints each scenario beside the baseline. Settings:
  * BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 10).
  */
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+/** Rounds of (baseline, scenario) run back to back; medians are reported, so one noisy run does not decide. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const BOOTSTRAP_KEY = 'key_mgt_bench-bootstrap-key-not-for-production';
 
@@ -82,6 +84,32 @@ function context(url: string): ScenarioContext {
 
 const fmt = (n: number, digits = 0): string => n.toFixed(digits);
 
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+interface Compared {
+  readonly scenario: Result;
+  readonly baseline: Result;
+  readonly ratio: number;
+}
+
+/** Alternates baseline and scenario runs and keeps the medians: both see the same machine state. */
+async function compare(baseline: () => Promise<Result>, scenario: () => Promise<Result>): Promise<Compared> {
+  const runs: Array<{ b: Result; s: Result }> = [];
+  for (let round = 0; round < ROUNDS; round++) runs.push({ b: await baseline(), s: await scenario() });
+  const pick = (results: Result[]): Result => ({
+    rps: median(results.map((r) => r.rps)),
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    errors: results.reduce((n, r) => n + r.errors, 0),
+    non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+  });
+  return { scenario: pick(runs.map((r) => r.s)), baseline: pick(runs.map((r) => r.b)), ratio: median(runs.map((r) => r.s.rps / r.b.rps)) };
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const vault = await startVault(dataDir);
@@ -91,21 +119,21 @@ async function main(): Promise<void> {
     const ctx = context(vault.url);
     const runs: Array<{ scenario: Scenario; key: string }> = [];
     for (const suite of SUITES) runs.push(...(await suite.prepare(ctx)));
-    const baselines: Record<string, Result> = {};
     process.stdout.write(`svc bench: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 1024 ** 3)} GiB, node ${process.version}, ${new Date().toISOString()}\n`);
-    process.stdout.write(`${CONNECTIONS} connections, ${DURATION} s per run; server logs at ${process.env.SVC_LOG_LEVEL ?? 'warn'}\n\n`);
+    process.stdout.write(`${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s (baseline, scenario); medians; server logs at ${process.env.SVC_LOG_LEVEL ?? 'warn'}\n\n`);
     const rows: string[] = ['| scenario | req/s | p50 ms | p99 ms | baseline req/s | ratio | errors/non-2xx |', '|---|---:|---:|---:|---:|---:|---:|'];
     for (const { scenario, key } of runs) {
-      const baselineKey = scenario.baseline === 'POST' ? `POST ${scenario.body ?? ''}` : 'GET';
-      baselines[baselineKey] ??= await measure(`${echo.url}/echo`, scenario.baseline, undefined, scenario.baseline === 'POST' ? scenario.body : undefined);
-      const base = baselines[baselineKey]!;
-      const result = await measure(`${vault.url}${scenario.path}`, scenario.method, key, scenario.body, scenario.contentType);
-      const row = `| ${scenario.name} | ${fmt(result.rps)} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt((result.rps / base.rps) * 100)}% | ${result.errors}/${result.non2xx} |`;
+      const body = scenario.baseline === 'POST' ? scenario.body : undefined;
+      const { scenario: result, baseline: base, ratio } = await compare(
+        () => measure(`${echo.url}/echo`, scenario.baseline, undefined, body),
+        () => measure(`${vault.url}${scenario.path}`, scenario.method, key, scenario.body, scenario.contentType),
+      );
+      const row = `| ${scenario.name} | ${fmt(result.rps)} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${result.errors}/${result.non2xx} |`;
       rows.push(row);
       process.stdout.write(`${row}\n`);
     }
     process.stdout.write(`\n${rows.join('\n')}\n`);
-    if (process.env.BENCH_SEARCH !== '0') await searchPhase(echo, baselines);
+    if (process.env.BENCH_SEARCH !== '0') await searchPhase(echo);
   } finally {
     await Promise.all([vault.stop(), echo.stop()]);
     rmSync(dataDir, { recursive: true, force: true });
@@ -113,7 +141,7 @@ async function main(): Promise<void> {
 }
 
 /** Search scenarios on a store of BENCH_TOKENS tokens (default 1,000,000), loaded once into bench-data/. */
-async function searchPhase(echo: Child, baselines: Record<string, Result>): Promise<void> {
+async function searchPhase(echo: Child): Promise<void> {
   const count = Number(process.env.BENCH_TOKENS ?? 1_000_000);
   const dataset = await prepareSearchDataset(resolve(process.env.BENCH_DATA ?? 'bench-data'), count, (line) =>
     process.stdout.write(`${line}\n`),
@@ -134,10 +162,11 @@ async function searchPhase(echo: Child, baselines: Record<string, Result>): Prom
       });
       const total = ((await check.json()) as { pagination: { total_items: number } }).pagination.total_items;
       if (total !== scenario.expectedTotal) throw new Error(`${scenario.name}: total ${total}, expected ${scenario.expectedTotal}`);
-      baselines[`POST ${body}`] ??= await measure(`${echo.url}/echo`, 'POST', undefined, body);
-      const base = baselines[`POST ${body}`]!;
-      const result = await measure(`${vault.url}/tokens/search`, 'POST', dataset.searchKey, body);
-      const row = `| ${scenario.name} | ${total} (${scenario.expectedTotal}) | ${fmt(result.rps)} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt((result.rps / base.rps) * 100)}% | ${result.errors}/${result.non2xx} |`;
+      const { scenario: result, baseline: base, ratio } = await compare(
+        () => measure(`${echo.url}/echo`, 'POST', undefined, body),
+        () => measure(`${vault.url}/tokens/search`, 'POST', dataset.searchKey, body),
+      );
+      const row = `| ${scenario.name} | ${total} (${scenario.expectedTotal}) | ${fmt(result.rps)} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${result.errors}/${result.non2xx} |`;
       rows.push(row);
       process.stdout.write(`${row}\n`);
     }
