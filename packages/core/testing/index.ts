@@ -4,3 +4,4 @@ export * from './builders';
 export * from './store-contract';
 export * from './sequence-random-source';
 export * from './recording-mailer';
+export { OTHER_SEARCH_TENANT, SEARCH_NOW, SEARCH_TENANT, searchCorpus } from './contracts/search.contract';

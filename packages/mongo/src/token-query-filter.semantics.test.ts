@@ -1,6 +1,6 @@
 import { Query } from 'mingo';
-import { parseTokenQuery, type StoredToken, type TokenQuery } from '@svc/core';
-import { aStoredToken } from '@svc/core/testing';
+import { parseTokenQuery, type TokenQuery } from '@svc/core';
+import { OTHER_SEARCH_TENANT, SEARCH_NOW, SEARCH_TENANT, searchCorpus } from '@svc/core/testing';
 import { toTokenDocument, type TokenDocument } from './token-document';
 import { tokenSearchFilter } from './token-query-filter';
 
@@ -9,25 +9,10 @@ import { tokenSearchFilter } from './token-query-filter';
  * in JavaScript. This is not a MongoDB test (the contract suite against a server is): it checks, without a
  * server, that the filters mean what the search contract asks, on a copy of its corpus.
  */
-const T1 = '11111111-0000-4000-8000-000000000001';
-const T2 = '22222222-0000-4000-8000-000000000002';
-const NOW = new Date('2026-06-01T00:00:00.000Z');
-const day = (d: number): Date => new Date(Date.UTC(2026, 0, d));
-
-function corpus(): StoredToken[] {
-  const t = (id: string, d: number, patch: Partial<StoredToken>): StoredToken =>
-    aStoredToken().inTenant(T1).with({ id, createdAt: day(d), ...patch }).build();
-  return [
-    t('t1', 1, { type: 'card_number', containers: ['/pci/high/'], fingerprint: 'fpA', metadata: { Customer: 'ABC 123' } }),
-    t('t2', 2, { type: 'card_number', containers: ['/pci/'], fingerprint: 'fpA', metadata: { customer: 'abc 123', plan: 'Gold' } }),
-    t('t3', 3, { type: 'social_security_number', containers: ['/pii/high/'], indexHashes: ['h-ssn', 'h-last4'] }),
-    t('t4', 4, { type: 'social_security_number', containers: ['/pii/high/'], indexHashes: ['h-other', 'h-last4'], createdBy: 'app-2' }),
-    t('t5', 5, { type: 'token', containers: ['/pci/low/'], modifiedAt: day(10), modifiedBy: 'app-3', metadata: { plan: 'silver' } }),
-    t('t6', 6, { type: 'token', containers: ['/pcix/'], expiresAt: day(1) }),
-    t('s1', 7, { type: 'token', containers: ['/general/high/'] }),
-    aStoredToken().inTenant(T2).with({ id: 'x1', createdAt: day(8), type: 'card_number', containers: ['/pci/high/'], fingerprint: 'fpA', indexHashes: ['h-ssn'] }).build(),
-  ];
-}
+const T1 = SEARCH_TENANT;
+const T2 = OTHER_SEARCH_TENANT;
+const NOW = SEARCH_NOW;
+const corpus = searchCorpus;
 
 const docs: TokenDocument[] = corpus().map((token) => toTokenDocument(token, { dedupClaim: false }));
 

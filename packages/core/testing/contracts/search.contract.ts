@@ -5,13 +5,20 @@ import type { StoredToken } from '../../src/tokens/token';
 import { aStoredToken } from '../builders';
 import { useStore } from './use-store';
 
-const T1 = '11111111-0000-4000-8000-000000000001';
-const T2 = '22222222-0000-4000-8000-000000000002';
-const NOW = new Date('2026-06-01T00:00:00.000Z');
+export const SEARCH_TENANT = '11111111-0000-4000-8000-000000000001';
+export const OTHER_SEARCH_TENANT = '22222222-0000-4000-8000-000000000002';
+/** The instant the search contract searches at. */
+export const SEARCH_NOW = new Date('2026-06-01T00:00:00.000Z');
+const T1 = SEARCH_TENANT;
+const T2 = OTHER_SEARCH_TENANT;
+const NOW = SEARCH_NOW;
 const day = (d: number, h = 0): Date => new Date(Date.UTC(2026, 0, d, h));
 
-/** A small corpus in two tenants, created on consecutive days of January 2026 (t1 oldest). */
-function corpus(): StoredToken[] {
+/**
+ * The search contract's corpus: two tenants, tokens created on consecutive days of January 2026 (t1 oldest).
+ * Exported so that store-specific tests (e.g. a filter compiler checked without a server) use the same data.
+ */
+export function searchCorpus(): StoredToken[] {
   const t = (id: string, d: number, patch: Partial<StoredToken>): StoredToken =>
     aStoredToken().inTenant(T1).with({ id, createdAt: day(d), ...patch }).build();
   return [
@@ -36,7 +43,7 @@ export function describeSearchContract(open: () => Promise<Store>): void {
 
   describe('token search', () => {
     beforeEach(async () => {
-      for (const token of corpus()) await store().tokens.create(token, { deduplicate: false, now: day(1) });
+      for (const token of searchCorpus()) await store().tokens.create(token, { deduplicate: false, now: day(1) });
     });
 
     it('returns every live token of the tenant, newest first, for an empty query', async () => {
