@@ -6,7 +6,8 @@ const metadata = z.record(z.string(), z.string('Metadata values must be strings.
 export const createTokenSchema = z.strictObject({
   id: optional(z.string()),
   type: z.string(),
-  data: z.unknown(),
+  // Presence is the token type's rule ("Data is required."), so the message is the same for a missing and a null value.
+  data: z.unknown().optional(),
   mask: z.unknown().optional(),
   containers: optional(z.array(z.string())),
   metadata: optional(metadata),
