@@ -24,6 +24,7 @@ export class GetToken {
     const now = this.deps.clock.now();
     const stored = await loadToken(this.deps, actor, id, now);
     const transform = requireTransform(actor, 'token:read', stored);
+    if (transform === 'redact') return { token: stored, hasData: false };
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     return viewToken(this.deps.expressions, openToken(keys, stored), transform, this.deps.policy, now);
   }
