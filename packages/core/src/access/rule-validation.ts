@@ -86,6 +86,7 @@ function ruleConditions(input: RuleInput, at: string, errors: Errors): Condition
     const cat = `${at}.conditions[${j}]`;
     if (!(CONDITION_ATTRIBUTES as readonly string[]).includes(c.attribute)) add(errors, `${cat}.attribute`, 'Attribute must be id or container.');
     if (!(CONDITION_OPERATORS as readonly string[]).includes(c.operator)) add(errors, `${cat}.operator`, 'Operator must be equals or starts_with.');
+    if (c.value.length === 0) add(errors, `${cat}.value`, 'A condition needs a value.');
     return c as Condition;
   });
 }

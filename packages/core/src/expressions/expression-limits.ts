@@ -13,6 +13,6 @@ export interface ExpressionLimits {
 
 export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = {
   parseLimit: 100_000,
-  renderLimit: 50,
+  renderLimit: 10,
   memoryLimit: 2_000_000,
 };

@@ -1,5 +1,7 @@
 import type { Clock } from '../shared/clock';
-import { ConflictError, NotFoundError, ValidationError } from '../shared/errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors';
+import type { AccessRule } from '../access/access-rule';
+import { mayEverDo } from '../access/evaluate-access';
 import { parseIsoDate } from '../shared/dates';
 import type { IdGenerator } from '../shared/ids';
 import type { RandomSource } from '../shared/random';
@@ -73,6 +75,7 @@ export class AuthorizeSession {
     if (permissions.length === 0 && rules.length === 0) {
       throw ValidationError.field('permissions', 'Either permissions or rules must be non-empty.');
     }
+    requireWithinOwnAccess(actor, permissions, rules);
     const session = await this.deps.sessions.findByNonceHash(hashKey(input.nonce));
     if (!session || session.tenantId !== actor.tenantId || isSessionExpired(session, now)) {
       throw new NotFoundError('session');
@@ -82,6 +85,20 @@ export class AuthorizeSession {
     const granted = await this.deps.sessions.authorize(session.tenantId, session.id, { permissions, rules, expiresAt, authorizedAt: now });
     if (!granted) throw new ConflictError('NONCE_USED', 'The nonce has already been used.');
   }
+}
+
+/**
+ * A backend cannot hand a browser more than it holds: every granted permission must be one the authorizer may use
+ * somewhere, and revealing (a `reveal` rule, or `token:use`) needs the authorizer to be able to reveal.
+ */
+function requireWithinOwnAccess(actor: Actor, permissions: readonly Permission[], rules: readonly AccessRule[]): void {
+  const granted = new Set<Permission>([...permissions, ...rules.flatMap((r) => r.permissions)]);
+  for (const permission of granted) {
+    if (!mayEverDo(actor, permission)) throw new ForbiddenError(`A session cannot be granted '${permission}': the authorizing key does not hold it.`);
+  }
+  const grantsReveal = permissions.includes('token:use') || rules.some((r) => r.transform === 'reveal');
+  const canReveal = actor.rules.length > 0 ? actor.rules.some((r) => r.transform === 'reveal') : actor.permissions.includes('token:use');
+  if (grantsReveal && !canReveal) throw new ForbiddenError('A session cannot be granted reveal access: the authorizing key cannot reveal.');
 }
 
 function validatePermissions(values: readonly string[]): Permission[] {

@@ -79,7 +79,12 @@ export class CreateToken {
   /** A literal id, an id expression (an alias) evaluated on the data, or a new UUID. */
   private tokenId(requested: string | undefined, data: unknown): string {
     if (requested === undefined) return this.deps.ids.next();
-    const id = ExpressionEngine.isExpression(requested) ? this.deps.expressions.render('id', requested, { data }) : requested;
+    if (!ExpressionEngine.isExpression(requested)) return validateTokenId(requested);
+    const id = this.deps.expressions.render('id', requested, { data });
+    // Ids are stored and shown in the clear: an expression must make an alias, not copy the data into the id.
+    if (typeof data === 'string' && data.length >= 4 && id.includes(data)) {
+      throw ValidationError.field('id', 'An id expression must not contain the token data; use an alias filter.');
+    }
     return validateTokenId(id);
   }
 }

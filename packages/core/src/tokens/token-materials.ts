@@ -2,7 +2,7 @@ import { ValidationError } from '../shared/errors';
 import type { TenantKeys } from '../crypto/tenant-keys';
 import type { ExpressionEngine } from '../expressions';
 import type { Metadata } from './token';
-import type { TokenTypeName } from './token-types';
+import { type TokenTypeName, withoutCvc } from './token-types';
 
 /** What a token's data and expressions are turned into for storage: never the values themselves. */
 export interface TokenMaterials {
@@ -20,13 +20,15 @@ export interface MaterialsInput {
 
 /** Evaluates the fingerprint and search-index expressions and hashes their values with the tenant's keys. */
 export function computeMaterials(engine: ExpressionEngine, keys: TenantKeys, input: MaterialsInput): TokenMaterials {
+  // A card's cvc is erased after an hour; nothing derived from it may outlive it, so it never feeds a hash.
+  const data = withoutCvc(input.type, input.data);
   const fingerprintValue = engine.render('fingerprint_expression', input.fingerprintExpression, {
-    data: input.data,
+    data,
     metadata: { ...input.metadata },
   });
   const indexHashes = input.searchIndexes.map((expression, i) => {
     const field = `search_indexes[${i}]`;
-    const value = engine.render(field, expression, { data: input.data });
+    const value = engine.render(field, expression, { data });
     if (value.trim() === '') throw ValidationError.field(field, 'The search index expression produced an empty value.');
     return keys.indexHash(value);
   });

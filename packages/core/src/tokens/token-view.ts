@@ -33,6 +33,12 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /** The most templates one mask may hold, and the most characters its evaluation may produce in all. */
 export const MAX_MASK_TEMPLATES = 50;
 export const MAX_MASK_OUTPUT = 1_048_576;
+/**
+ * Time a mask may take, in milliseconds: when it is set (checked on create and update) and when it is read. Real masks
+ * take microseconds; the bound keeps one planted mask from stalling every reader of the tenant's lists.
+ */
+export const MASK_WRITE_BUDGET_MS = 25;
+export const MASK_READ_BUDGET_MS = 25;
 
 const outputSize = (value: unknown): number => (typeof value === 'string' ? value.length : (JSON.stringify(value) ?? '').length);
 
@@ -41,14 +47,15 @@ const outputSize = (value: unknown): number => (typeof value === 'string' ? valu
  * MAX_MASK_TEMPLATES templates, or whose results exceed MAX_MASK_OUTPUT characters together, is a 400 on `mask`,
  * so no mask can make reads of a token expensive for everyone.
  */
-export function evaluateMask(engine: ExpressionEngine, mask: unknown, data: unknown): unknown {
-  const budget = { templates: MAX_MASK_TEMPLATES, output: MAX_MASK_OUTPUT };
+export function evaluateMask(engine: ExpressionEngine, mask: unknown, data: unknown, budgetMs = MASK_READ_BUDGET_MS): unknown {
+  const budget = { templates: MAX_MASK_TEMPLATES, output: MAX_MASK_OUTPUT, deadline: performance.now() + budgetMs };
   const walk = (node: unknown, field: string): unknown => {
     if (typeof node === 'string') {
       if (--budget.templates < 0) throw ValidationError.field('mask', `A mask may hold at most ${MAX_MASK_TEMPLATES} expressions.`);
       const value = engine.evaluate(field, node, { data });
       budget.output -= outputSize(value);
       if (budget.output < 0) throw ValidationError.field('mask', `A mask may produce at most ${MAX_MASK_OUTPUT} characters.`);
+      if (performance.now() > budget.deadline) throw ValidationError.field('mask', 'The mask takes too long to evaluate.');
       return value;
     }
     if (Array.isArray(node)) return node.map((m, i) => walk(m, `${field}[${i}]`));

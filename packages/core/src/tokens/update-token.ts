@@ -36,10 +36,14 @@ export class UpdateToken {
     requireTokenPermission(actor, 'token:update');
     const now = this.deps.clock.now();
     const stored = await loadToken(this.deps, actor, id, now);
-    const transform = requireTransform(actor, 'token:update', stored);
-    // A mask decides what every masked reader sees: only a caller who may see the plaintext may change it.
-    if (has(input, 'mask') && transformFor(actor, 'token:read', stored) !== 'reveal') {
-      throw new ForbiddenError('Changing the mask of a token needs reveal access to it.');
+    requireTransform(actor, 'token:update', stored);
+    // Masks, fingerprint and index expressions are evaluated on the plaintext: changing them could make it readable
+    // (a mask of `{{ data }}`) or guessable (fingerprints and errors as oracles), so only a caller who may see the
+    // plaintext may change them.
+    const readTransform = transformFor(actor, 'token:read', stored);
+    const changesDerivations = has(input, 'mask') || input.fingerprintExpression !== undefined || input.searchIndexes !== undefined;
+    if (changesDerivations && readTransform !== 'reveal') {
+      throw new ForbiddenError('Changing how a token is masked, fingerprinted or indexed needs reveal access to it.');
     }
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     const current = openToken(keys, stored);
@@ -79,6 +83,7 @@ export class UpdateToken {
     };
     const sealed = sealToken(keys, updated, materials, this.deps.policy);
     if (!(await this.deps.tokens.update(sealed))) throw new NotFoundError('token');
-    return viewToken(this.deps.expressions, updated, transform, this.deps.policy, now);
+    // The response shows what the caller may read, not what its update rule says: the merged data is not all theirs.
+    return viewToken(this.deps.expressions, updated, readTransform ?? 'redact', this.deps.policy, now);
   }
 }
