@@ -28,7 +28,7 @@ describe('the SQLite file at rest', () => {
       kind: 'application',
       applicationId: 'app-1',
       applicationType: 'private',
-      permissions: ['token:create', 'token:update'],
+      permissions: ['token:create', 'token:read', 'token:update', 'token:use'],
       rules: [],
       authorized: true,
     };

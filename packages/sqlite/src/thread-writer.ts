@@ -31,9 +31,12 @@ export class ThreadTokenWriter extends BatchingWriter {
   constructor(file: string, script: string) {
     super();
     this.worker = new Worker(script, { workerData: { file } });
+    // An idle writer must not keep the process alive (a store someone forgot to close); a busy one must.
+    this.worker.unref();
     this.worker.on('message', (reply: Reply) => {
       const waiter = this.pending.get(reply.seq);
       this.pending.delete(reply.seq);
+      if (this.pending.size === 0) this.worker.unref();
       waiter?.resolve(reply);
     });
     const failAll = (error: unknown): void => {
@@ -58,6 +61,7 @@ export class ThreadTokenWriter extends BatchingWriter {
   private send(message: { batch?: readonly TokenWrite[]; close?: boolean }): Promise<Reply> {
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {
+      if (this.pending.size === 0) this.worker.ref();
       this.pending.set(seq, { resolve, reject });
       this.worker.postMessage({ seq, ...message });
     });
