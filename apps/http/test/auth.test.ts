@@ -120,3 +120,28 @@ describe('the HTTP edge', () => {
     expect(res.headers['cache-control']).toBe('no-store');
   });
 });
+
+describe('CORS for browser clients', () => {
+  it('answers a preflight before authentication and marks responses readable by any origin', async () => {
+    const h = await harness();
+    const pre = await request(h.app)
+      .options('/tokens')
+      .set('Origin', 'https://shop.example.com')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'svc-api-key, content-type')
+      .expect(204);
+    expect(pre.headers['access-control-allow-origin']).toBe('*');
+    expect(pre.headers['access-control-allow-headers']).toContain('SVC-API-KEY');
+    expect(pre.headers['access-control-allow-credentials']).toBeUndefined();
+    const res = await request(h.app).get('/applications/key').set('Origin', 'https://shop.example.com').set('SVC-API-KEY', h.key).expect(200);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('narrows to SVC_CORS_ORIGINS', async () => {
+    const h = await harness({ SVC_CORS_ORIGINS: 'https://shop.example.com' });
+    const ok = await request(h.app).options('/tokens').set('Origin', 'https://shop.example.com').set('Access-Control-Request-Method', 'POST').expect(204);
+    expect(ok.headers['access-control-allow-origin']).toBe('https://shop.example.com');
+    const other = await request(h.app).options('/tokens').set('Origin', 'https://evil.example.com').set('Access-Control-Request-Method', 'POST').expect(204);
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});

@@ -71,6 +71,22 @@ function store(env: Env, mongoUri: string | undefined): StoreKind {
   return raw as StoreKind;
 }
 
+function corsOrigins(env: Env): readonly string[] | '*' {
+  const raw = value(env, 'SVC_CORS_ORIGINS') ?? '*';
+  if (raw === '*') return '*';
+  const origins = raw.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of origins) {
+    let ok = false;
+    try {
+      ok = new URL(origin).origin === origin;
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new ConfigError('SVC_CORS_ORIGINS', `must be * or a comma-separated list of origins like https://app.example.com, got '${origin}'`);
+  }
+  return origins;
+}
+
 /** Reads and validates the configuration; throws a ConfigError naming the first wrong variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'SVC_PORT', 8080, 0, 65535);
@@ -112,5 +128,6 @@ export function loadConfig(env: Env = process.env): Config {
     cvcRetentionMs: duration(env, 'SVC_CVC_RETENTION', 3_600_000),
     bodyLimitBytes: bytes(env, 'SVC_BODY_LIMIT', 1024 * 1024),
     sweepIntervalMs: duration(env, 'SVC_SWEEP_INTERVAL', 60_000),
+    corsOrigins: corsOrigins(env),
   };
 }

@@ -15,6 +15,7 @@ import { sessionRoutes, type SessionUseCases } from './routes/session.routes';
 import { tenantRoutes, type TenantUseCases } from './routes/tenant.routes';
 import { acceptRoutes } from './routes/accept.routes';
 import { edgeHeaders } from './trace';
+import { cors } from './cors';
 
 /** The Express application over a built container. */
 export function createApp(container: DependencyContainer): Express {
@@ -28,7 +29,7 @@ export function createApp(container: DependencyContainer): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(edgeHeaders);
+  app.use(edgeHeaders, cors(config.corsOrigins));
   if (logger.enabled('info')) app.use(requestLog(logger));
   app.use('/applications', auth, applicationRoutes(container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json));
   app.use('/tokens', auth, tokenRoutes(container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json, mergePatchJson));
