@@ -79,4 +79,8 @@ export class InMemorySystemRepository implements SystemRepository {
     this.claimed.add(name);
     return true;
   }
+
+  async release(name: string): Promise<void> {
+    this.claimed.delete(name);
+  }
 }

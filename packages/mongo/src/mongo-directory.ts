@@ -100,4 +100,8 @@ export class MongoSystemRepository implements SystemRepository {
       throw error;
     }
   }
+
+  async release(name: string): Promise<void> {
+    await this.flags.deleteOne({ _id: name });
+  }
 }

@@ -150,9 +150,15 @@ export class SqliteMemberRepository implements MemberRepository {
 
 export class SqliteSystemRepository implements SystemRepository {
   private readonly claim: Statement;
+  private readonly unclaim: Statement;
 
   constructor(db: Database) {
     this.claim = db.prepare('INSERT OR IGNORE INTO system_flags (name, claimed_at) VALUES (?, ?)');
+    this.unclaim = db.prepare('DELETE FROM system_flags WHERE name = ?');
+  }
+
+  async release(name: string): Promise<void> {
+    this.unclaim.run(name);
   }
 
   async claimOnce(name: string): Promise<boolean> {

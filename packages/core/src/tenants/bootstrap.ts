@@ -19,6 +19,12 @@ export class Bootstrap {
   /** The provisioned tenant on the first run; undefined when the store was bootstrapped before. */
   async execute(input: BootstrapInput): Promise<ProvisionedTenant | undefined> {
     if (!(await this.deps.system.claimOnce(BOOTSTRAP_FLAG))) return undefined;
-    return this.deps.createTenant.execute({ name: 'Default', ownerEmail: input.ownerEmail, managementKey: input.managementKey });
+    try {
+      return await this.deps.createTenant.execute({ name: 'Default', ownerEmail: input.ownerEmail, managementKey: input.managementKey });
+    } catch (error) {
+      // A failed bootstrap (store error, bad owner e-mail) must not leave the store claimed and empty for good.
+      await this.deps.system.release(BOOTSTRAP_FLAG);
+      throw error;
+    }
   }
 }

@@ -86,5 +86,12 @@ export function describeDirectoryContract(open: () => Promise<Store>): void {
       expect(await store().system.claimOnce('bootstrap')).toBe(false);
       expect(await store().system.claimOnce('other')).toBe(true);
     });
+
+    it('lets a released flag be claimed again', async () => {
+      expect(await store().system.claimOnce('bootstrap')).toBe(true);
+      await store().system.release('bootstrap');
+      expect(await store().system.claimOnce('bootstrap')).toBe(true);
+      expect(await store().system.claimOnce('bootstrap')).toBe(false);
+    });
   });
 }
