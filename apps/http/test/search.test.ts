@@ -48,6 +48,12 @@ describe('token search over HTTP', () => {
     expect(await found('fingerprint:' + (await searcher.get(`/tokens/${ids.card}`).expect(200)).body.fingerprint)).toEqual(['card']);
   });
 
+  it('finds metadata keys with spaces when the space is escaped', async () => {
+    await writer.post('/tokens').send({ type: 'token', data: 'x', metadata: { 'Full Name': 'John Smith' } }).expect(201);
+    const res = await search('metadata.full\\ name:"john smith"').expect(200);
+    expect(res.body.pagination.total_items).toBe(1);
+  });
+
   it('returns data per the caller\'s transform', async () => {
     const res = await search('data:123-45-6789').expect(200);
     expect(res.body.data[0].data).toBe('123-45-6789');

@@ -47,7 +47,7 @@ export function toLuceneSyntax(query: string, tokens: readonly QueryToken[]): Lu
       depth++;
     } else {
       flushNegation();
-      emit(render(token), token.position);
+      emit(render(token, operands.length), token.position);
       operands.push(token);
       expectOperand = false;
     }
@@ -57,12 +57,19 @@ export function toLuceneSyntax(query: string, tokens: readonly QueryToken[]): Lu
   return { text: parts.map((part) => part.text).join(' '), operands, sourcePosition: mapper(parts, query.length) };
 }
 
-function render(operand: QueryOperand): string {
-  if (operand.kind === 'term') return `${operand.field}:"${operand.value.replace(/["\\]/g, '\\$&')}"`;
+/**
+ * Lucene sees a placeholder field: the operands keep the real ones (matched to lucene's leaves by order), so field
+ * names lucene could not read (escaped spaces or colons in metadata keys) never reach it.
+ */
+function render(operand: QueryOperand, index: number): string {
+  if (operand.kind === 'term') return `${placeholderField(index)}:"${operand.value.replace(/["\\]/g, '\\$&')}"`;
   const open = operand.minInclusive ? '[' : '{';
   const close = operand.maxInclusive ? ']' : '}';
-  return `${operand.field}:${open}${operand.min.text} TO ${operand.max.text}${close}`;
+  return `${placeholderField(index)}:${open}${operand.min.text} TO ${operand.max.text}${close}`;
 }
+
+/** The field lucene sees for the operand at `index`: numbered, so leaves can still be checked against operands. */
+export const placeholderField = (index: number): string => `f${index}`;
 
 function mapper(parts: readonly { readonly text: string; readonly source: number }[], end: number) {
   return (offset: number): number => {

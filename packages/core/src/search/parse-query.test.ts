@@ -162,3 +162,19 @@ describe('parseTokenQuery', () => {
     });
   });
 });
+
+describe('escaped field names', () => {
+  it('reads a backslash-escaped space in a metadata key', () => {
+    expect(parseTokenQuery('metadata.full\\ name:"John Smith"')).toEqual({ kind: 'metadata', key: 'full name', value: 'john smith' });
+  });
+
+  it('reads an escaped colon in a metadata key', () => {
+    expect(parseTokenQuery('metadata.a\\:b:x AND type:token')).toEqual({
+      kind: 'and',
+      items: [
+        { kind: 'metadata', key: 'a:b', value: 'x' },
+        { kind: 'term', field: 'type', value: 'token' },
+      ],
+    });
+  });
+});

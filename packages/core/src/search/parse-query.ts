@@ -1,5 +1,5 @@
 import { parse } from 'lucene';
-import { toLuceneSyntax } from './lucene-syntax';
+import { placeholderField, toLuceneSyntax } from './lucene-syntax';
 import { queryError } from './query-error';
 import { lexQuery } from './query-lexer';
 import { toTermQuery } from './query-terms';
@@ -44,7 +44,7 @@ export function parseTokenQuery(query: string | null | undefined): TokenQuery {
   return fromLuceneTree(tree, (leaf) => {
     const operand = syntax.operands[next++];
     // The canonical text was written from these operands, so a mismatch is a bug, not a bad query.
-    if (operand === undefined || operand.field !== leaf.field) throw new Error('search: lucene leaf out of step');
+    if (operand === undefined || leaf.field !== placeholderField(next - 1)) throw new Error('search: lucene leaf out of step');
     return toTermQuery(operand);
   });
 }

@@ -35,9 +35,14 @@ export function lexQuery(query: string): QueryToken[] {
 
 function lexWord(query: string, start: number, tokens: QueryToken[]): number {
   let end = start;
-  while (end < query.length && FIELD_CHAR.test(query[end]!)) end++;
+  let word = '';
+  // A backslash escapes one character, so metadata keys with spaces or colons can be named: `metadata.full\ name:x`.
+  while (end < query.length && (FIELD_CHAR.test(query[end]!) || (query[end] === '\\' && end + 1 < query.length))) {
+    if (query[end] === '\\') end++;
+    word += query[end]!;
+    end++;
+  }
   if (end === start) throw unexpected(query, start);
-  const word = query.slice(start, end);
   if (query[end] === ':') {
     const { operand, end: next } = lexOperand(query, word, start, end + 1);
     tokens.push(operand);
