@@ -89,7 +89,7 @@ export async function openStore(config: Config): Promise<Store> {
 
 function openLocalStore(config: Config): Store {
   if (config.store === 'memory') return createMemoryStore();
-  if (config.store === 'sqlite') return openSqliteStore({ file: join(config.dataDir, 'svc.db') });
+  if (config.store === 'sqlite') return openSqliteStore({ file: join(config.dataDir, 'svc.db'), searchReaders: config.searchReaders });
   throw new Error(`the ${config.store} store opens asynchronously: use createContainer`);
 }
 

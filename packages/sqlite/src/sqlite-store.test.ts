@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeStoreContract } from '@svc/core/testing';
+import { describeSearchContract, describeStoreContract } from '@svc/core/testing';
 import { openSqliteStore } from './sqlite-store';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-'));
@@ -13,6 +13,10 @@ describeStoreContract('sqlite', async () => openSqliteStore({ file: join(dir, `s
 describeStoreContract('sqlite with every side-table leaf filtering, writing in-process', async () =>
   openSqliteStore({ file: join(dir, `store-${++n}.db`), broadLeafThreshold: 0, writerThread: false }),
 );
+
+describe('searching on reader threads', () => {
+  describeSearchContract(async () => openSqliteStore({ file: join(dir, `store-${++n}.db`), searchReaders: 1 }));
+});
 
 describe('the writer thread', () => {
   it('is used when the build is there (npm test builds first)', async () => {

@@ -5,6 +5,7 @@ import { InProcessTokenWriter } from './in-process-writer';
 import { migrate } from './schema';
 import { ThreadTokenWriter, workerScript } from './thread-writer';
 import type { TokenWriter } from './write-queue';
+import { readerScript, SearchReaders } from './search-readers';
 import { SqliteApplicationRepository } from './sqlite-application.repository';
 import { SqliteDataKeyRepository } from './sqlite-data-key.repository';
 import { SqliteTokenRepository } from './sqlite-token.repository';
@@ -25,6 +26,8 @@ export interface SqliteStoreOptions {
    * (default true; falls back to this thread when the compiled worker is not there).
    */
   readonly writerThread?: boolean;
+  /** Searches run on this many reader threads with their own connections (default 0: on this thread). */
+  readonly searchReaders?: number;
 }
 
 /**
@@ -46,6 +49,7 @@ export class SqliteStore implements Store {
     readonly db: Database,
     private readonly writer: TokenWriter,
     broadLeafThreshold = 2_000,
+    private readonly readers?: SearchReaders,
   ) {
     this.tenants = new SqliteTenantRepository(db);
     this.users = new SqliteUserRepository(db);
@@ -53,13 +57,14 @@ export class SqliteStore implements Store {
     this.applications = new SqliteApplicationRepository(db);
     this.system = new SqliteSystemRepository(db);
     this.dataKeys = new SqliteDataKeyRepository(db);
-    this.tokens = new SqliteTokenRepository(db, writer, broadLeafThreshold);
+    this.tokens = new SqliteTokenRepository(db, writer, broadLeafThreshold, readers);
     this.sessions = new SqliteSessionRepository(db);
     this.invitations = new SqliteInvitationRepository(db);
   }
 
   async close(): Promise<void> {
     await this.writer.close();
+    await this.readers?.close();
     if (this.db.open) this.db.close();
   }
 }
@@ -69,5 +74,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   migrate(db);
   const script = options.writerThread === false ? undefined : workerScript();
   const writer = script ? new ThreadTokenWriter(options.file, script) : new InProcessTokenWriter(db);
-  return new SqliteStore(db, writer, options.broadLeafThreshold);
+  const readerFile = (options.searchReaders ?? 0) > 0 ? readerScript() : undefined;
+  const readers = readerFile ? new SearchReaders(options.file, readerFile, options.searchReaders!, options.broadLeafThreshold ?? 2_000) : undefined;
+  return new SqliteStore(db, writer, options.broadLeafThreshold, readers);
 }

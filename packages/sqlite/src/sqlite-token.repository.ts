@@ -4,6 +4,7 @@ import { offsetOf } from '@svc/core';
 import { compileTokenQuery, type ProbedLeaf, prefixEnd } from './token-query-sql';
 import { type IndexedRow, LIVE, TOKEN_COLUMNS, toStoredToken } from './token-rows';
 import type { TokenWriter } from './write-queue';
+import type { SearchReaders } from './search-readers';
 
 
 
@@ -27,6 +28,8 @@ export class SqliteTokenRepository implements TokenRepository {
     private readonly writer: TokenWriter,
     /** Side-table matches above which a leaf filters rather than drives a query. */
     private readonly broadLeaf = 2_000,
+    /** Reader threads that answer searches off the event loop; searches run here when absent. */
+    private readonly readers?: SearchReaders,
   ) {
     this.byId = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = @tenant AND t.id = @id AND ${LIVE}`);
     this.expiredIds = db.prepare('SELECT tenant_id, id FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000');
@@ -59,6 +62,7 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
+    if (this.readers) return this.readers.search(tenantId, query, page, now);
     const where = compileTokenQuery(query, tenantId, (leaf) => this.isBroad(tenantId, leaf));
     const clause = `t.tenant_id = ? AND (t.expires_at IS NULL OR t.expires_at > ?) AND ${where.sql}`;
     const params = [tenantId, now.getTime(), ...where.params];

@@ -21,6 +21,8 @@ export interface Config {
   readonly cvcRetentionMs: number;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimitBytes: number;
+  /** Reader threads answering searches on the SQLite store (0: on the event loop). */
+  readonly searchReaders: number;
   /** Origins allowed to call the API from a browser: `*` or a list. */
   readonly corsOrigins: readonly string[] | '*';
   /** Milliseconds between sweeps of expired objects. */

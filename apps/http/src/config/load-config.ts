@@ -129,5 +129,6 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: bytes(env, 'SVC_BODY_LIMIT', 1024 * 1024),
     sweepIntervalMs: duration(env, 'SVC_SWEEP_INTERVAL', 60_000),
     corsOrigins: corsOrigins(env),
+    searchReaders: integer(env, 'SVC_SEARCH_READERS', 2, 0, 16),
   };
 }

@@ -1,0 +1,68 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Page, PageRequest, StoredToken, TokenQuery } from '@svc/core';
+
+interface Waiter {
+  readonly resolve: (page: Page<StoredToken>) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** The compiled reader script (see thread-writer.ts for why it comes from the build under ts-jest). */
+export function readerScript(): string | undefined {
+  const compiled = __filename.endsWith('.ts') ? join(__dirname, '..', 'dist', 'src', 'search-reader-worker.js') : join(__dirname, 'search-reader-worker.js');
+  return existsSync(compiled) ? compiled : undefined;
+}
+
+/** A small pool of search readers, each with its own connection; searches go to the least busy one. */
+export class SearchReaders {
+  private readonly workers: Array<{ worker: Worker; busy: number }> = [];
+  private readonly waiters = new Map<number, Waiter & { slot: number }>();
+  private seq = 0;
+
+  constructor(file: string, script: string, size: number, broadLeaf: number) {
+    for (let i = 0; i < size; i++) {
+      const worker = new Worker(script, { workerData: { file, broadLeaf } });
+      worker.unref();
+      worker.on('message', (reply: { seq: number; page?: Page<StoredToken>; error?: string }) => this.settle(reply));
+      worker.on('error', (error) => this.failSlot(i, error));
+      this.workers.push({ worker, busy: 0 });
+    }
+  }
+
+  search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
+    let slot = 0;
+    for (let i = 1; i < this.workers.length; i++) if (this.workers[i]!.busy < this.workers[slot]!.busy) slot = i;
+    const target = this.workers[slot]!;
+    const seq = ++this.seq;
+    return new Promise((resolve, reject) => {
+      if (target.busy++ === 0) target.worker.ref();
+      this.waiters.set(seq, { resolve, reject, slot });
+      target.worker.postMessage({ seq, tenantId, query, page, now });
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
+  }
+
+  private settle(reply: { seq: number; page?: Page<StoredToken>; error?: string }): void {
+    const waiter = this.waiters.get(reply.seq);
+    if (!waiter) return;
+    this.waiters.delete(reply.seq);
+    const slot = this.workers[waiter.slot]!;
+    if (--slot.busy === 0) slot.worker.unref();
+    if (reply.page) waiter.resolve(reply.page);
+    else waiter.reject(new Error(reply.error));
+  }
+
+  private failSlot(slot: number, error: unknown): void {
+    for (const [seq, waiter] of this.waiters) {
+      if (waiter.slot === slot) {
+        this.waiters.delete(seq);
+        waiter.reject(error);
+      }
+    }
+    this.workers[slot]!.busy = 0;
+  }
+}
