@@ -11,6 +11,11 @@ const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 export function cors(origins: readonly string[] | '*') {
   return (req: Request, res: Response, next: NextFunction): void => {
     const origin = req.get('origin');
+    // Only browsers send Origin; other clients get no CORS headers at all.
+    if (origin === undefined) {
+      next();
+      return;
+    }
     if (origins === '*') res.setHeader('Access-Control-Allow-Origin', '*');
     else if (origin && origins.includes(origin)) {
       res.setHeader('Access-Control-Allow-Origin', origin);
