@@ -182,7 +182,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     };
   }));
   c.register(TOKENS.SessionUseCases, single<SessionUseCases>((d) => {
-    const deps = { ...appDeps(d), sessions: d.resolve<Store>(TOKENS.Store).sessions };
+    const deps = appDeps(d);
     return { create: new CreateSession(deps), authorize: new AuthorizeSession(deps) };
   }));
   c.register(TOKENS.Mailer, {

@@ -184,8 +184,8 @@ export class AcceptInvitation {
   }
 
   /** Makes the invitee an ADMIN member (creating the user if new) and removes the invitation. */
-  async execute(input: AcceptInvitationInput): Promise<MemberWithUser> {
-    const { invitation } = await this.preview(input.token);
+  async execute(input: AcceptInvitationInput): Promise<MemberWithUser & { readonly tenantName: string }> {
+    const { invitation, tenantName } = await this.preview(input.token);
     const now = this.deps.clock.now();
     const user = await this.findOrCreateUser(invitation.email, input, now);
     if (await this.deps.members.findByUser(invitation.tenantId, user.id)) {
@@ -202,7 +202,7 @@ export class AcceptInvitation {
       createdAt: now,
     };
     await this.deps.members.create(member);
-    return { member, user };
+    return { member, user, tenantName };
   }
 
   private async findOrCreateUser(email: string, input: AcceptInvitationInput, now: Date): Promise<User> {

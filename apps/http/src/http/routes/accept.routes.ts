@@ -49,8 +49,7 @@ export function acceptRoutes(accept: AcceptInvitation, bodyLimitBytes: number): 
         if (parseError) return next(parseError);
         try {
           const body = validate(acceptInvitationSchema, req.body);
-          const { tenantName } = await accept.preview(body.token);
-          await accept.execute({ token: body.token, firstName: body.first_name, lastName: body.last_name });
+          const { tenantName } = await accept.execute({ token: body.token, firstName: body.first_name, lastName: body.last_name });
           sendPage(res, 201, acceptedPage(tenantName));
         } catch (error) {
           pageError(res, error, next);
