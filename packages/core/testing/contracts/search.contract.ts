@@ -33,6 +33,38 @@ export function searchCorpus(): StoredToken[] {
   ];
 }
 
+/** Query text and the ids it selects in {@link searchCorpus}, newest first: every store must agree. */
+export const SEARCH_CASES: ReadonlyArray<readonly [string, readonly string[]]> = [
+    ['id:t3', ['t3']],
+    ['type:card_number', ['t2', 't1']],
+    ['fingerprint:fpA', ['t2', 't1']],
+    ['created_by:app-2', ['t4']],
+    ['modified_by:app-3', ['t5']],
+    ['metadata.customer:"ABC 123"', ['t2', 't1']],
+    ['metadata.plan:gold', ['t2']],
+    ['metadata.plan:GOLD', ['t2']],
+    ['metadata.customer:abc', []],
+    ['container:/pci/high/', ['t1']],
+    ['container:"/pci/"', ['t2']],
+    ['container:/pci/*', ['t5', 't2', 't1']],
+    ['container:/pii/high/*', ['t4', 't3']],
+    ['created_at:[2026-01-02 TO 2026-01-04]', ['t4', 't3', 't2']],
+    ['created_at:{2026-01-02T00:00:00Z TO 2026-01-04T00:00:00Z}', ['t3']],
+    ['created_at:[2026-01-05T00:00:00Z TO *]', ['s1', 't5']],
+    ['created_at:[* TO 2026-01-01T00:00:00Z]', ['t1']],
+    ['created_at:2026-01-03', ['t3']],
+    ['modified_at:[2026-01-01 TO *]', ['t5']],
+    ['type:card_number AND container:/pci/high/', ['t1']],
+    ['type:card_number OR type:token', ['s1', 't5', 't2', 't1']],
+    ['NOT type:card_number', ['s1', 't5', 't4', 't3']],
+    ['NOT modified_by:app-3', ['s1', 't4', 't3', 't2', 't1']],
+    ['NOT modified_at:[2026-01-01 TO *]', ['s1', 't4', 't3', 't2', 't1']],
+    ['!type:card_number AND !type:token', ['t4', 't3']],
+    ['-container:/pci/* -container:/pii/*', ['s1']],
+    ['(type:token OR type:card_number) AND NOT container:/pci/*', ['s1']],
+    ['type:card_number metadata.plan:gold', ['t2']],
+];
+
 /** The search port: every query form, ordering, totals and tenant isolation, the same on every store. */
 export function describeSearchContract(open: () => Promise<Store>): void {
   const store = useStore(open);
@@ -58,36 +90,7 @@ export function describeSearchContract(open: () => Promise<Store>): void {
       expect(beyond).toMatchObject({ total: 6, items: [] });
     });
 
-    it.each([
-      ['id:t3', ['t3']],
-      ['type:card_number', ['t2', 't1']],
-      ['fingerprint:fpA', ['t2', 't1']],
-      ['created_by:app-2', ['t4']],
-      ['modified_by:app-3', ['t5']],
-      ['metadata.customer:"ABC 123"', ['t2', 't1']],
-      ['metadata.plan:gold', ['t2']],
-      ['metadata.plan:GOLD', ['t2']],
-      ['metadata.customer:abc', []],
-      ['container:/pci/high/', ['t1']],
-      ['container:"/pci/"', ['t2']],
-      ['container:/pci/*', ['t5', 't2', 't1']],
-      ['container:/pii/high/*', ['t4', 't3']],
-      ['created_at:[2026-01-02 TO 2026-01-04]', ['t4', 't3', 't2']],
-      ['created_at:{2026-01-02T00:00:00Z TO 2026-01-04T00:00:00Z}', ['t3']],
-      ['created_at:[2026-01-05T00:00:00Z TO *]', ['s1', 't5']],
-      ['created_at:[* TO 2026-01-01T00:00:00Z]', ['t1']],
-      ['created_at:2026-01-03', ['t3']],
-      ['modified_at:[2026-01-01 TO *]', ['t5']],
-      ['type:card_number AND container:/pci/high/', ['t1']],
-      ['type:card_number OR type:token', ['s1', 't5', 't2', 't1']],
-      ['NOT type:card_number', ['s1', 't5', 't4', 't3']],
-      ['NOT modified_by:app-3', ['s1', 't4', 't3', 't2', 't1']],
-      ['NOT modified_at:[2026-01-01 TO *]', ['s1', 't4', 't3', 't2', 't1']],
-      ['!type:card_number AND !type:token', ['t4', 't3']],
-      ['-container:/pci/* -container:/pii/*', ['s1']],
-      ['(type:token OR type:card_number) AND NOT container:/pci/*', ['s1']],
-      ['type:card_number metadata.plan:gold', ['t2']],
-    ])('answers %s', async (query, expected) => {
+    it.each(SEARCH_CASES)('answers %s', async (query, expected) => {
       expect(await ids(query)).toEqual(expected);
       expect((await store().tokens.search(T1, parseTokenQuery(query), { page: 1, size: 50 }, NOW)).total).toBe(expected.length);
     });
