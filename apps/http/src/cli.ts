@@ -3,7 +3,7 @@ import { BOOTSTRAP_FLAG, type CreateTenant, DomainError, type Keyring, type Stor
 import { replaceMasterKeyFile } from './config/master-key';
 import { ConfigError } from './config/config';
 import { loadConfig } from './config/load-config';
-import { createContainer } from './container';
+import { createContainer, openStore } from './container';
 import { presentProvisionedTenant } from './http/presenters/tenant.presenter';
 import { startServer } from './server';
 import { TOKENS } from './tokens';
@@ -61,7 +61,8 @@ async function rotateKeys(): Promise<number> {
   const raw = process.env.SVC_NEW_MASTER_KEY?.trim() ?? '';
   const next = Buffer.from(raw, 'base64');
   if (next.length !== 32) throw new ConfigError('SVC_NEW_MASTER_KEY', 'must be 32 bytes encoded in base64 (openssl rand -base64 32)');
-  const container = await createContainer(config);
+  // Exclusive: a server still running would keep wrapping new tenants' data keys under the old master key.
+  const container = await createContainer(config, { store: await openStore(config, { exclusive: true }) });
   const store = container.resolve<Store>(TOKENS.Store);
   try {
     const count = await container.resolve<Keyring>(TOKENS.Keyring).rewrap(next);

@@ -81,15 +81,22 @@ export interface ContainerOverrides {
   readonly mailer?: Mailer;
 }
 
-/** Opens the store the configuration names (MongoDB connects and creates its indexes first). */
-export async function openStore(config: Config): Promise<Store> {
-  if (config.store === 'mongo') return openMongoStore({ uri: config.mongoUri! });
-  return openLocalStore(config);
+export interface OpenStoreOptions {
+  /** For `svc serve` and `svc keys rotate`: the SQLite store claims its file for this process alone. */
+  readonly exclusive?: boolean;
 }
 
-function openLocalStore(config: Config): Store {
+/** Opens the store the configuration names (MongoDB connects and creates its indexes first). */
+export async function openStore(config: Config, options: OpenStoreOptions = {}): Promise<Store> {
+  if (config.store === 'mongo') return openMongoStore({ uri: config.mongoUri! });
+  return openLocalStore(config, options);
+}
+
+function openLocalStore(config: Config, options: OpenStoreOptions = {}): Store {
   if (config.store === 'memory') return createMemoryStore();
-  if (config.store === 'sqlite') return openSqliteStore({ file: join(config.dataDir, 'svc.db'), searchReaders: config.searchReaders });
+  if (config.store === 'sqlite') {
+    return openSqliteStore({ file: join(config.dataDir, 'svc.db'), searchReaders: config.searchReaders, exclusive: options.exclusive });
+  }
   throw new Error(`the ${config.store} store opens asynchronously: use createContainer`);
 }
 

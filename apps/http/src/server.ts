@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Bootstrap, ProvisionedTenant, Store, Sweep } from '@svc/core';
 import type { DependencyContainer } from 'tsyringe';
 import type { Config } from './config/config';
-import { type ContainerOverrides, createContainer } from './container';
+import { type ContainerOverrides, createContainer, openStore } from './container';
 import { createApp } from './http/app';
 import type { Logger } from './logger';
 import { TOKENS } from './tokens';
@@ -60,7 +60,7 @@ export async function startServer(
   overrides: ContainerOverrides = {},
   print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
 ): Promise<RunningServer> {
-  const container = await createContainer(config, overrides);
+  const container = await createContainer(config, { ...overrides, store: overrides.store ?? (await openStore(config, { exclusive: true })) });
   const logger = container.resolve<Logger>(TOKENS.Logger);
   const store = container.resolve<Store>(TOKENS.Store);
   container.resolve<Buffer>(TOKENS.MasterKey);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -106,6 +106,52 @@ describe('the svc command', () => {
     expect(kept.body.name).toBe('Kept');
     expect(second.output()).not.toContain(key!);
     expect(await stop(second)).toBe(0);
+  }, 60_000);
+
+  it('serves one process per SQLite data dir (key rotation waits for it), and a regenerated, changed or deleted key takes effect at once', async () => {
+    const served = await serve({ SVC_DATA_DIR: dataDir });
+    try {
+      const key = bannerKey(served.output())!;
+      const second = spawnSync(process.execPath, [BIN, 'serve'], {
+        env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, SVC_PORT: '0' },
+        encoding: 'utf8',
+        timeout: 15_000,
+      });
+      expect(second.status).not.toBe(0);
+      expect(second.stderr).toContain('another svc process (serve or keys rotate) is using');
+      const rotate = spawnSync(process.execPath, [BIN, 'keys', 'rotate'], {
+        env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, SVC_NEW_MASTER_KEY: Buffer.alloc(32, 7).toString('base64') },
+        encoding: 'utf8',
+      });
+      expect(rotate.status).not.toBe(0);
+      expect(rotate.stderr).toContain('another svc process (serve or keys rotate) is using');
+
+      const send = (method: string, path: string, body?: object) =>
+        fetch(`${served.url}${path}`, {
+          method,
+          headers: { 'SVC-API-KEY': key, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+          body: body && JSON.stringify(body),
+        });
+      const listWith = async (appKey: string) => (await fetch(`${served.url}/tokens`, { headers: { 'SVC-API-KEY': appKey } })).status;
+      const created = (await (await send('POST', '/applications', { name: 'r', type: 'private', permissions: ['token:read'] })).json()) as {
+        id: string;
+        key: string;
+      };
+      expect(await listWith(created.key)).toBe(200);
+
+      expect((await send('PUT', `/applications/${created.id}`, { name: 'r', permissions: ['token:create'] })).status).toBe(200);
+      expect(await listWith(created.key)).toBe(403);
+
+      const regenerated = (await (await send('POST', `/applications/${created.id}/regenerate`)).json()) as { key: string };
+      expect(await listWith(created.key)).toBe(401);
+      expect(await listWith(regenerated.key)).toBe(403);
+
+      expect((await send('DELETE', `/applications/${created.id}`)).status).toBe(204);
+      expect(await listWith(regenerated.key)).toBe(401);
+    } finally {
+      expect(await stop(served)).toBe(0);
+    }
+    expect(readdirSync(dataDir).sort()).toEqual(['master.key', 'svc.db', 'svc.db.lock']);
   }, 60_000);
 
   it('installs SVC_BOOTSTRAP_API_KEY as the bootstrap key without printing it', async () => {

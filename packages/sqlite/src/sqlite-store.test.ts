@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeSearchContract, describeStoreContract } from '@svc/core/testing';
+import { hashKey } from '@svc/core';
+import { anApplication, describeSearchContract, describeStoreContract } from '@svc/core/testing';
 import { openSqliteStore } from './sqlite-store';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-'));
@@ -36,5 +37,88 @@ describe('sqlite file', () => {
     const second = openSqliteStore({ file });
     expect((await second.tenants.findById('t1'))?.name).toBe('Acme');
     await second.close();
+  });
+});
+
+describe('a store opened by svc serve', () => {
+  const tenant = { id: 't1', name: 'Acme', ownerId: 'u1', createdAt: new Date('2026-01-01T00:00:00.000Z') };
+
+  async function serving(name: string) {
+    const store = openSqliteStore({ file: join(dir, `${name}.db`), exclusive: true });
+    await store.tenants.create(tenant);
+    return store;
+  }
+
+  it('claims its file: a second server fails at once, other openers still work, and closing releases it', async () => {
+    const file = join(dir, 'claimed.db');
+    const first = openSqliteStore({ file, exclusive: true });
+    expect(() => openSqliteStore({ file, exclusive: true })).toThrow(/another svc process .serve or keys rotate. is using .*claimed\.db/);
+    const command = openSqliteStore({ file });
+    await command.tenants.create(tenant);
+    await command.close();
+    await first.close();
+    const next = openSqliteStore({ file, exclusive: true });
+    expect((await next.tenants.findById('t1'))?.name).toBe('Acme');
+    await next.close();
+  });
+
+  it('answers a key lookup from memory, frozen, and never remembers a key that was not found', async () => {
+    const store = await serving('remember');
+    const application = anApplication().inTenant('t1').withKey('key_a').withPermissions('token:read').build();
+    const { keyHash } = application;
+    expect(await store.applications.findByKeyHash(keyHash)).toBeUndefined();
+    await store.applications.create(application);
+    const first = await store.applications.findByKeyHash(keyHash);
+    expect(first?.id).toBe(application.id);
+    expect(await store.applications.findByKeyHash(keyHash)).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first!.permissions)).toBe(true);
+    await store.close();
+  });
+
+  it('forgets remembered keys on every change, so a regenerated, changed, deleted or expired key is seen at once', async () => {
+    const store = await serving('forget');
+    const application = anApplication().inTenant('t1').withKey('key_old').withPermissions('token:read').build();
+    await store.applications.create(application);
+    await store.applications.findByKeyHash(hashKey('key_old'));
+
+    const regenerated = { ...application, keyHash: hashKey('key_new'), permissions: ['token:create' as const] };
+    await store.applications.update(regenerated);
+    expect(await store.applications.findByKeyHash(hashKey('key_old'))).toBeUndefined();
+    expect((await store.applications.findByKeyHash(hashKey('key_new')))?.permissions).toEqual(['token:create']);
+
+    await store.applications.update({ ...regenerated, expiresAt: new Date('2026-01-02T00:00:00.000Z') });
+    expect((await store.applications.findByKeyHash(hashKey('key_new')))?.expiresAt).toEqual(new Date('2026-01-02T00:00:00.000Z'));
+    await store.applications.deleteExpired(new Date('2026-01-03T00:00:00.000Z'));
+    expect(await store.applications.findByKeyHash(hashKey('key_new'))).toBeUndefined();
+
+    const other = anApplication().inTenant('t1').withKey('key_other').build();
+    await store.applications.create(other);
+    await store.applications.findByKeyHash(other.keyHash);
+    await store.applications.delete('t1', other.id);
+    expect(await store.applications.findByKeyHash(other.keyHash)).toBeUndefined();
+    await store.close();
+  });
+
+  it('remembers at most 10,000 keys, forgetting the oldest first', async () => {
+    const store = await serving('bounded');
+    const apps = Array.from({ length: 10_001 }, (_, i) => anApplication().inTenant('t1').with({ id: `a${i}` }).withKey(`key_${i}`).build());
+    const insert = store.db.transaction(() => apps.forEach((app) => void store.applications.create(app)));
+    insert();
+    for (const app of apps) await store.applications.findByKeyHash(app.keyHash);
+    const keys = (store.applications as unknown as { keys: Map<string, unknown> }).keys;
+    expect(keys.size).toBe(10_000);
+    expect(keys.has(apps[0]!.keyHash)).toBe(false);
+    expect(keys.has(apps[10_000]!.keyHash)).toBe(true);
+    await store.close();
+  });
+
+  it('without it, nothing is remembered', async () => {
+    const store = openSqliteStore({ file: join(dir, 'plain.db') });
+    await store.tenants.create(tenant);
+    const application = anApplication().inTenant('t1').withKey('key_plain').build();
+    await store.applications.create(application);
+    const first = await store.applications.findByKeyHash(application.keyHash);
+    expect(await store.applications.findByKeyHash(application.keyHash)).not.toBe(first);
+    await store.close();
   });
 });

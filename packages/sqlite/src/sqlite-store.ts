@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Store } from '@svc/core';
-import { openConnection } from './connection';
+import { claimExclusively, openConnection } from './connection';
 import { InProcessTokenWriter } from './in-process-writer';
 import { migrate } from './schema';
 import { ThreadTokenWriter, workerScript } from './thread-writer';
@@ -28,6 +28,12 @@ export interface SqliteStoreOptions {
   readonly writerThread?: boolean;
   /** Searches run on this many reader threads with their own connections (default 0: on this thread). */
   readonly searchReaders?: number;
+  /**
+   * Claims the file for this process alone (default false): `svc serve` and `svc keys rotate` open it so, and a
+   * second such opener fails at once. The claimant then answers API key lookups from memory (see
+   * `SqliteApplicationRepository`). `svc tenants create` opens the file without it while the server runs.
+   */
+  readonly exclusive?: boolean;
 }
 
 /**
@@ -50,11 +56,12 @@ export class SqliteStore implements Store {
     private readonly writer: TokenWriter,
     broadLeafThreshold = 2_000,
     private readonly readers?: SearchReaders,
+    private readonly claim?: Database,
   ) {
     this.tenants = new SqliteTenantRepository(db);
     this.users = new SqliteUserRepository(db);
     this.members = new SqliteMemberRepository(db);
-    this.applications = new SqliteApplicationRepository(db);
+    this.applications = new SqliteApplicationRepository(db, claim !== undefined);
     this.system = new SqliteSystemRepository(db);
     this.dataKeys = new SqliteDataKeyRepository(db);
     this.tokens = new SqliteTokenRepository(db, writer, broadLeafThreshold, readers);
@@ -66,15 +73,23 @@ export class SqliteStore implements Store {
     await this.writer.close();
     await this.readers?.close();
     if (this.db.open) this.db.close();
+    if (this.claim?.open) this.claim.close();
   }
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  const db = openConnection(options.file);
-  migrate(db);
+  const claim = options.exclusive ? claimExclusively(options.file) : undefined;
+  let db: Database;
+  try {
+    db = openConnection(options.file, { memoryMap: false });
+    migrate(db);
+  } catch (error) {
+    claim?.close();
+    throw error;
+  }
   const script = options.writerThread === false ? undefined : workerScript();
   const writer = script ? new ThreadTokenWriter(options.file, script) : new InProcessTokenWriter(db);
   const readerFile = (options.searchReaders ?? 0) > 0 ? readerScript() : undefined;
   const readers = readerFile ? new SearchReaders(options.file, readerFile, options.searchReaders!, options.broadLeafThreshold ?? 2_000) : undefined;
-  return new SqliteStore(db, writer, options.broadLeafThreshold, readers);
+  return new SqliteStore(db, writer, options.broadLeafThreshold, readers, claim);
 }
