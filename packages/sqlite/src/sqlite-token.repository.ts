@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { CreateTokenOutcome, Page, PageRequest, StoredToken, TokenQuery, TokenRepository } from '@svc/core';
 import { offsetOf } from '@svc/core';
 import { compileTokenQuery, type ProbedLeaf, prefixEnd } from './token-query-sql';
-import { type IndexedRow, LIVE, TOKEN_COLUMNS, toStoredToken } from './token-rows';
+import { type IndexedTuple, selectTokens, TOKEN_COLUMNS, toStoredToken } from './token-rows';
 import type { TokenWriter } from './write-queue';
 import type { SearchReaders } from './search-readers';
 
@@ -31,7 +31,11 @@ export class SqliteTokenRepository implements TokenRepository {
     /** Reader threads that answer searches off the event loop; searches run here when absent. */
     private readonly readers?: SearchReaders,
   ) {
-    this.byId = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = @tenant AND t.id = @id AND ${LIVE}`);
+    // Positional parameters: binding by name showed in profiles of the token read, the hottest statement.
+    this.byId = selectTokens(
+      db,
+      `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND t.id = ? AND (t.expires_at IS NULL OR t.expires_at > ?)`,
+    );
     this.expiredIds = db.prepare('SELECT tenant_id, id FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000');
     this.probeHash = db.prepare('SELECT COUNT(*) AS n FROM (SELECT 1 FROM token_index_hashes WHERE tenant_id = ? AND hash = ? LIMIT ?)');
     this.probeMetadata = db.prepare(
@@ -40,7 +44,7 @@ export class SqliteTokenRepository implements TokenRepository {
     this.probeContainer = db.prepare(
       'SELECT COUNT(*) AS n FROM (SELECT 1 FROM tokens WHERE tenant_id = ? AND container >= ? AND container < ? LIMIT ?)',
     );
-    this.cvcDue = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.cvc_expires_at IS NOT NULL AND t.cvc_expires_at <= ? LIMIT ?`);
+    this.cvcDue = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.cvc_expires_at IS NOT NULL AND t.cvc_expires_at <= ? LIMIT ?`);
   }
 
   /** Runs in the writer's transaction, so the dedup look-up and the insert are one atomic step. */
@@ -49,7 +53,7 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   async findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined> {
-    const row = this.byId.get({ tenant: tenantId, id, now: now.getTime() }) as IndexedRow | undefined;
+    const row = this.byId.get(tenantId, id, now.getTime()) as IndexedTuple | undefined;
     return row && toStoredToken(row);
   }
 
@@ -70,11 +74,11 @@ export class SqliteTokenRepository implements TokenRepository {
     const rows =
       total <= offsetOf(page)
         ? []
-        : (this.statement(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE ${clause} ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`).all(
+        : (this.statement(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE ${clause} ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`, true).all(
             ...params,
             page.size,
             offsetOf(page),
-          ) as IndexedRow[]);
+          ) as IndexedTuple[]);
     return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
   }
 
@@ -88,12 +92,12 @@ export class SqliteTokenRepository implements TokenRepository {
     return (found as { n: number }).n > this.broadLeaf;
   }
 
-  /** Prepared statements by SQL text: queries of the same shape reuse one plan. */
-  private statement(sql: string): Statement {
+  /** Prepared statements by SQL text: queries of the same shape reuse one plan. `tokens` selects `IndexedTuple`s. */
+  private statement(sql: string, tokens = false): Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
       if (this.statements.size >= 500) this.statements.clear();
-      statement = this.db.prepare(sql);
+      statement = tokens ? selectTokens(this.db, sql) : this.db.prepare(sql);
       this.statements.set(sql, statement);
     }
     return statement;
@@ -115,6 +119,6 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   async findCvcDue(now: Date, limit: number): Promise<readonly StoredToken[]> {
-    return (this.cvcDue.all(now.getTime(), limit) as IndexedRow[]).map(toStoredToken);
+    return (this.cvcDue.all(now.getTime(), limit) as IndexedTuple[]).map(toStoredToken);
   }
 }

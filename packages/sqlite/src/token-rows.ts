@@ -1,3 +1,4 @@
+import type { Database, Statement } from 'better-sqlite3';
 import type { Metadata, StoredToken, TokenTypeName } from '@svc/core';
 import { metadataIndex } from './metadata-index';
 import { date, ms, nul, opt } from './rows';
@@ -24,30 +25,64 @@ export interface TokenRow {
   metadata_index: string;
 }
 
-export interface IndexedRow extends TokenRow {
-  index_hashes: string | null;
+/**
+ * A token as `SELECT ${TOKEN_COLUMNS}` returns it from a raw statement (`selectTokens`): values by position, which
+ * spares building a 20-property row object per token read.
+ */
+export type IndexedTuple = [
+  tenant_id: string,
+  id: string,
+  type: TokenTypeName,
+  sealed_data: Buffer,
+  mask: string | null,
+  containers: string,
+  metadata: string,
+  search_indexes: string | null,
+  fingerprint_expression: string,
+  fingerprint: string,
+  deduplicate_token: number | null,
+  created_by: string,
+  created_at: number,
+  modified_by: string | null,
+  modified_at: number | null,
+  expires_at: number | null,
+  cvc_expires_at: number | null,
+  index_hashes: string | null,
+];
+
+/** The columns of `IndexedTuple`, in its order, with the blind-index hashes folded into the last one. */
+export const TOKEN_COLUMNS = `t.tenant_id, t.id, t.type, t.sealed_data, t.mask, t.containers, t.metadata, t.search_indexes,
+  t.fingerprint_expression, t.fingerprint, t.deduplicate_token, t.created_by, t.created_at, t.modified_by, t.modified_at,
+  t.expires_at, t.cvc_expires_at,
+  (SELECT group_concat(h.hash) FROM token_index_hashes h WHERE h.tenant_id = t.tenant_id AND h.token_id = t.id) AS index_hashes`;
+
+/** Prepares a `SELECT ${TOKEN_COLUMNS} …` so that it returns `IndexedTuple`s. */
+export function selectTokens(db: Database, sql: string): Statement {
+  return db.prepare(sql).raw(true);
 }
 
-export function toStoredToken(row: IndexedRow): StoredToken {
+export function toStoredToken(row: IndexedTuple): StoredToken {
+  const [tenantId, id, type, sealedData, mask, containers, metadata, searchIndexes, fingerprintExpression, fingerprint] = row;
+  const [, , , , , , , , , , dedup, createdBy, createdAt, modifiedBy, modifiedAt, expiresAt, cvcExpiresAt, indexHashes] = row;
   return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    type: row.type,
-    sealedData: row.sealed_data,
-    mask: row.mask === null ? undefined : (JSON.parse(row.mask) as unknown),
-    containers: JSON.parse(row.containers) as string[],
-    metadata: JSON.parse(row.metadata) as Metadata,
-    searchIndexes: row.search_indexes === null ? undefined : (JSON.parse(row.search_indexes) as string[]),
-    fingerprintExpression: row.fingerprint_expression,
-    fingerprint: row.fingerprint,
-    deduplicateToken: row.deduplicate_token === null ? undefined : row.deduplicate_token === 1,
-    indexHashes: row.index_hashes ? row.index_hashes.split(',') : [],
-    createdBy: row.created_by,
-    createdAt: new Date(row.created_at),
-    modifiedBy: opt(row.modified_by),
-    modifiedAt: date(row.modified_at),
-    expiresAt: date(row.expires_at),
-    cvcExpiresAt: date(row.cvc_expires_at),
+    id,
+    tenantId,
+    type,
+    sealedData,
+    mask: mask === null ? undefined : (JSON.parse(mask) as unknown),
+    containers: JSON.parse(containers) as string[],
+    metadata: JSON.parse(metadata) as Metadata,
+    searchIndexes: searchIndexes === null ? undefined : (JSON.parse(searchIndexes) as string[]),
+    fingerprintExpression,
+    fingerprint,
+    deduplicateToken: dedup === null ? undefined : dedup === 1,
+    indexHashes: indexHashes ? indexHashes.split(',') : [],
+    createdBy,
+    createdAt: new Date(createdAt),
+    modifiedBy: opt(modifiedBy),
+    modifiedAt: date(modifiedAt),
+    expiresAt: date(expiresAt),
+    cvcExpiresAt: date(cvcExpiresAt),
   };
 }
 
@@ -75,8 +110,5 @@ export function toRow(t: StoredToken): TokenRow {
   };
 }
 
-/** Selects a token row with its blind-index hashes folded into one column. */
-export const TOKEN_COLUMNS = `t.*, (SELECT group_concat(h.hash) FROM token_index_hashes h
-  WHERE h.tenant_id = t.tenant_id AND h.token_id = t.id) AS index_hashes`;
 
 export const LIVE = '(t.expires_at IS NULL OR t.expires_at > @now)';

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { CreateTokenOutcome, StoredToken } from '@svc/core';
-import { type IndexedRow, LIVE, TOKEN_COLUMNS, toRow, toStoredToken } from './token-rows';
+import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toRow, toStoredToken } from './token-rows';
 
 /** One token write, as data: it can run in this thread or be posted to the writer thread. */
 export type TokenWrite =
@@ -44,7 +44,7 @@ export class TokenWrites {
     this.replaceSealed = db.prepare(`UPDATE tokens SET sealed_data = ?, cvc_expires_at = NULL
       WHERE tenant_id = ? AND id = ? AND modified_at IS ? AND cvc_expires_at IS NOT NULL`);
     this.liveId = db.prepare(`SELECT 1 FROM tokens t WHERE t.tenant_id = @tenant AND t.id = @id AND ${LIVE}`);
-    this.byFingerprint = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = @tenant
+    this.byFingerprint = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = @tenant
       AND t.fingerprint = @fingerprint AND t.type = @type AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
   }
 
@@ -67,7 +67,7 @@ export class TokenWrites {
   private create(token: StoredToken, deduplicate: boolean, now: number): CreateTokenOutcome {
     const params = { tenant: token.tenantId, id: token.id, fingerprint: token.fingerprint, type: token.type, now };
     if (deduplicate) {
-      const existing = this.byFingerprint.get(params) as IndexedRow | undefined;
+      const existing = this.byFingerprint.get(params) as IndexedTuple | undefined;
       if (existing) return { status: 'existing', token: toStoredToken(existing) };
     }
     if (this.liveId.get(params)) return { status: 'duplicate_id' };
