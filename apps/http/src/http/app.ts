@@ -31,11 +31,13 @@ export function createApp(container: DependencyContainer): Express {
   app.set('query parser', 'simple');
   app.use(edgeHeaders, cors(config.corsOrigins));
   if (logger.enabled('info')) app.use(requestLog(logger));
-  app.use('/applications', auth, applicationRoutes(container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json));
-  app.use('/tokens', auth, tokenRoutes(container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json, mergePatchJson));
-  app.use('/sessions', auth, sessionRoutes(container.resolve<SessionUseCases>(TOKENS.SessionUseCases), json));
-  app.use('/tenants/self', auth, tenantRoutes(container.resolve<TenantUseCases>(TOKENS.TenantUseCases), json, container.resolve<Clock>(TOKENS.Clock)));
-  app.use('/invitations', acceptRoutes(container.resolve<AcceptInvitation>(TOKENS.AcceptInvitation), config.bodyLimitBytes));
+  // Routes hang on the app itself, each with its own authentication: a nested router per resource cost a few
+  // percent of every request in profiles. A path no route knows is a 404 whether or not a key came with it.
+  tokenRoutes(app, auth, container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json, mergePatchJson);
+  applicationRoutes(app, auth, container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json);
+  sessionRoutes(app, auth, container.resolve<SessionUseCases>(TOKENS.SessionUseCases), json);
+  tenantRoutes(app, auth, container.resolve<TenantUseCases>(TOKENS.TenantUseCases), json, container.resolve<Clock>(TOKENS.Clock));
+  acceptRoutes(app, container.resolve<AcceptInvitation>(TOKENS.AcceptInvitation), config.bodyLimitBytes);
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

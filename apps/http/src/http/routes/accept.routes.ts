@@ -1,5 +1,5 @@
 import { type AcceptInvitation, DomainError, GoneError, ValidationError } from '@svc/core';
-import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import express, { type IRouter, type NextFunction, type Request, type Response } from 'express';
 import { jsonBody } from '../json-body';
 import { acceptedPage, acceptPage, messagePage, PAGE_CSP } from '../pages/accept-page';
 import { presentMember } from '../presenters/tenant.presenter';
@@ -27,12 +27,11 @@ function pageError(res: Response, error: unknown, next: NextFunction): void {
 const tokenOf = (req: Request): string => (typeof req.query.token === 'string' ? req.query.token : '');
 
 /** /invitations/accept: the only endpoints without an API key; the link's secret is the credential. */
-export function acceptRoutes(accept: AcceptInvitation, bodyLimitBytes: number): Router {
-  const router = Router();
+export function acceptRoutes(router: IRouter, accept: AcceptInvitation, bodyLimitBytes: number): void {
   const json = jsonBody(bodyLimitBytes);
   const form = express.urlencoded({ extended: false, limit: bodyLimitBytes, parameterLimit: 10 });
 
-  router.get('/accept', async (req, res, next) => {
+  router.get('/invitations/accept', async (req, res, next) => {
     try {
       const token = tokenOf(req);
       if (!token) throw ValidationError.field('token', 'The token is required.');
@@ -43,7 +42,7 @@ export function acceptRoutes(accept: AcceptInvitation, bodyLimitBytes: number): 
     }
   });
 
-  router.post('/accept', async (req, res, next) => {
+  router.post('/invitations/accept', async (req, res, next) => {
     if (req.is('application/x-www-form-urlencoded')) {
       form(req, res, async (parseError?: unknown) => {
         if (parseError) return next(parseError);
@@ -69,5 +68,4 @@ export function acceptRoutes(accept: AcceptInvitation, bodyLimitBytes: number): 
     });
   });
 
-  return router;
 }

@@ -1,4 +1,4 @@
-import { type RequestHandler, Router } from 'express';
+import type { IRouter, RequestHandler } from 'express';
 import { isUuid, NotFoundError, ValidationError } from '@svc/core';
 import type { ApplicationUseCases } from '../../container';
 import { actorOf, requires } from '../authenticate';
@@ -19,10 +19,9 @@ function applicationId(raw: string | string[] | undefined): string {
   return raw.toLowerCase();
 }
 
-export function applicationRoutes(useCases: ApplicationUseCases, json: RequestHandler): Router {
-  const router = Router();
+export function applicationRoutes(router: IRouter, auth: RequestHandler, useCases: ApplicationUseCases, json: RequestHandler): void {
 
-  router.post('/', requires('application:create'), json, async (req, res) => {
+  router.post('/applications', auth, requires('application:create'), json, async (req, res) => {
     const body = validate(createApplicationSchema, req.body);
     const { application, key } = await useCases.create.execute(actorOf(res), {
       name: body.name,
@@ -34,7 +33,7 @@ export function applicationRoutes(useCases: ApplicationUseCases, json: RequestHa
     sendJson(res, 201, presentApplication(application, key));
   });
 
-  router.get('/', requires('application:read'), async (req, res) => {
+  router.get('/applications', auth, requires('application:read'), async (req, res) => {
     const query = validate(listApplicationsQuery, req.query);
     query.id?.forEach((id, i) => {
       if (!isUuid(id)) throw ValidationError.field(`id[${i}]`, 'Must be a UUID.');
@@ -48,30 +47,29 @@ export function applicationRoutes(useCases: ApplicationUseCases, json: RequestHa
     sendJson(res, 200, presentPage(page, (app) => presentApplication(app)));
   });
 
-  router.get('/key', async (_req, res) => {
+  router.get('/applications/key', auth, async (_req, res) => {
     sendJson(res, 200, presentApplication(await useCases.getByKey.execute(actorOf(res))));
   });
 
-  router.get('/:id', async (req, res) => {
+  router.get('/applications/:id', auth, async (req, res) => {
     sendJson(res, 200, presentApplication(await useCases.get.execute(actorOf(res), applicationId(req.params.id))));
   });
 
-  router.put('/:id', requires('application:update'), json, async (req, res) => {
+  router.put('/applications/:id', auth, requires('application:update'), json, async (req, res) => {
     const id = applicationId(req.params.id);
     const body = validate(updateApplicationSchema, req.body);
     sendJson(res, 200, presentApplication(await useCases.update.execute(actorOf(res), id, body)));
   });
 
-  router.post('/:id/regenerate', requires('application:update'), json, async (req, res) => {
+  router.post('/applications/:id/regenerate', auth, requires('application:update'), json, async (req, res) => {
     validate(emptyBody, req.body);
     const { application, key } = await useCases.regenerate.execute(actorOf(res), applicationId(req.params.id));
     sendJson(res, 200, presentApplication(application, key));
   });
 
-  router.delete('/:id', async (req, res) => {
+  router.delete('/applications/:id', auth, async (req, res) => {
     await useCases.remove.execute(actorOf(res), applicationId(req.params.id));
     res.status(204).end();
   });
 
-  return router;
 }

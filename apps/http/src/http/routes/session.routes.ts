@@ -1,5 +1,5 @@
 import { type AuthorizeSession, type CreateSession } from '@svc/core';
-import { type RequestHandler, Router } from 'express';
+import type { IRouter, RequestHandler } from 'express';
 import { actorOf, requires } from '../authenticate';
 import { sendJson } from '../respond';
 import { emptyBody } from '../schemas/common';
@@ -11,16 +11,15 @@ export interface SessionUseCases {
   readonly authorize: AuthorizeSession;
 }
 
-export function sessionRoutes(useCases: SessionUseCases, json: RequestHandler): Router {
-  const router = Router();
+export function sessionRoutes(router: IRouter, auth: RequestHandler, useCases: SessionUseCases, json: RequestHandler): void {
 
-  router.post('/', requires('session:create'), json, async (req, res) => {
+  router.post('/sessions', auth, requires('session:create'), json, async (req, res) => {
     validate(emptyBody, req.body);
     const session = await useCases.create.execute(actorOf(res));
     sendJson(res, 201, { session_key: session.sessionKey, nonce: session.nonce, expires_at: session.expiresAt.toISOString() });
   });
 
-  router.post('/authorize', requires('session:authorize'), json, async (req, res) => {
+  router.post('/sessions/authorize', auth, requires('session:authorize'), json, async (req, res) => {
     const body = validate(authorizeSessionSchema, req.body);
     await useCases.authorize.execute(actorOf(res), {
       nonce: body.nonce,
@@ -31,5 +30,4 @@ export function sessionRoutes(useCases: SessionUseCases, json: RequestHandler): 
     res.status(200).end();
   });
 
-  return router;
 }

@@ -9,7 +9,7 @@ import type {
   ResendInvitation,
 } from '@svc/core';
 import { isUuid, NotFoundError } from '@svc/core';
-import { type RequestHandler, Router } from 'express';
+import type { IRouter, RequestHandler } from 'express';
 import { actorOf, requires } from '../authenticate';
 import { presentInvitation } from '../presenters/invitation.presenter';
 import { presentPage } from '../presenters/pagination';
@@ -35,47 +35,45 @@ const uuid = (raw: string | string[] | undefined, resource: string): string => {
 };
 
 /** /tenants/self: the members and invitations of the caller's tenant. */
-export function tenantRoutes(useCases: TenantUseCases, json: RequestHandler, clock: Clock): Router {
-  const router = Router();
+export function tenantRoutes(router: IRouter, auth: RequestHandler, useCases: TenantUseCases, json: RequestHandler, clock: Clock): void {
 
-  router.get('/members', requires('tenant:member:read'), async (req, res) => {
+  router.get('/tenants/self/members', auth, requires('tenant:member:read'), async (req, res) => {
     const query = validate(listMembersQuery, req.query);
     const page = await useCases.listMembers.execute(actorOf(res), { userIds: query.user_id, page: query.page, size: query.size });
     sendJson(res, 200, presentPage(page, ({ member, user }) => presentMember(member, user)));
   });
 
-  router.delete('/members/:id', requires('tenant:member:delete'), async (req, res) => {
+  router.delete('/tenants/self/members/:id', auth, requires('tenant:member:delete'), async (req, res) => {
     await useCases.deleteMember.execute(actorOf(res), uuid(req.params.id, 'member'));
     res.status(204).end();
   });
 
-  router.post('/invitations', requires('tenant:invitation:create'), json, async (req, res) => {
+  router.post('/tenants/self/invitations', auth, requires('tenant:invitation:create'), json, async (req, res) => {
     const body = validate(createInvitationSchema, req.body);
     sendJson(res, 201, presentInvitation(await useCases.createInvitation.execute(actorOf(res), body), clock.now()));
   });
 
-  router.post('/invitations/:id/resend', requires('tenant:invitation:create', 'tenant:invitation:update'), json, async (req, res) => {
+  router.post('/tenants/self/invitations/:id/resend', auth, requires('tenant:invitation:create', 'tenant:invitation:update'), json, async (req, res) => {
     validate(emptyBody, req.body);
     const invitation = await useCases.resendInvitation.execute(actorOf(res), uuid(req.params.id, 'invitation'));
     sendJson(res, 200, presentInvitation(invitation, clock.now()));
   });
 
-  router.get('/invitations', requires('tenant:invitation:read'), async (req, res) => {
+  router.get('/tenants/self/invitations', auth, requires('tenant:invitation:read'), async (req, res) => {
     const query = validate(listInvitationsQuery, req.query);
     const page = await useCases.listInvitations.execute(actorOf(res), query);
     const now = clock.now();
     sendJson(res, 200, presentPage(page, (invitation) => presentInvitation(invitation, now)));
   });
 
-  router.get('/invitations/:id', requires('tenant:invitation:read'), async (req, res) => {
+  router.get('/tenants/self/invitations/:id', auth, requires('tenant:invitation:read'), async (req, res) => {
     const invitation = await useCases.getInvitation.execute(actorOf(res), uuid(req.params.id, 'invitation'));
     sendJson(res, 200, presentInvitation(invitation, clock.now()));
   });
 
-  router.delete('/invitations/:id', requires('tenant:invitation:delete'), async (req, res) => {
+  router.delete('/tenants/self/invitations/:id', auth, requires('tenant:invitation:delete'), async (req, res) => {
     await useCases.deleteInvitation.execute(actorOf(res), uuid(req.params.id, 'invitation'));
     res.status(204).end();
   });
 
-  return router;
 }

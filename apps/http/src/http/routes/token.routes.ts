@@ -1,5 +1,5 @@
 import { isTokenTypeName, type Permission, requireTokenPermission, type UpdateTokenInput, ValidationError } from '@svc/core';
-import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
+import type { IRouter, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { TokenUseCases } from '../../container';
 import { actorOf } from '../authenticate';
 import { presentToken } from '../presenters/token.presenter';
@@ -45,10 +45,9 @@ function metadataJson(raw: unknown): Record<string, string> {
 
 const has = (body: object, key: string): boolean => Object.prototype.hasOwnProperty.call(body, key);
 
-export function tokenRoutes(useCases: TokenUseCases, json: RequestHandler, mergePatchJson: RequestHandler): Router {
-  const router = Router();
+export function tokenRoutes(router: IRouter, auth: RequestHandler, useCases: TokenUseCases, json: RequestHandler, mergePatchJson: RequestHandler): void {
 
-  router.post('/', requiresToken('token:create'), json, async (req, res) => {
+  router.post('/tokens', auth, requiresToken('token:create'), json, async (req, res) => {
     const body = validate(createTokenSchema, req.body);
     const view = await useCases.create.execute(actorOf(res), {
       id: body.id,
@@ -65,13 +64,13 @@ export function tokenRoutes(useCases: TokenUseCases, json: RequestHandler, merge
     sendJson(res, 201, presentToken(view));
   });
 
-  router.post('/search', requiresToken('token:search'), json, async (req, res) => {
+  router.post('/tokens/search', auth, requiresToken('token:search'), json, async (req, res) => {
     const body = validate(searchTokensSchema, req.body ?? {});
     const page = await useCases.search.execute(actorOf(res), body);
     sendJson(res, 200, presentPage(page, presentToken));
   });
 
-  router.get('/', requiresToken('token:read'), async (req, res) => {
+  router.get('/tokens', auth, requiresToken('token:read'), async (req, res) => {
     const query = validate(listTokensQuery, req.query);
     query.type?.forEach((type, i) => {
       if (!isTokenTypeName(type)) throw ValidationError.field(query.type!.length > 1 ? `type[${i}]` : 'type', 'Unknown token type.');
@@ -86,11 +85,11 @@ export function tokenRoutes(useCases: TokenUseCases, json: RequestHandler, merge
     sendJson(res, 200, presentPage(page, presentToken));
   });
 
-  router.get('/:id', requiresToken('token:read'), async (req, res) => {
+  router.get('/tokens/:id', auth, requiresToken('token:read'), async (req, res) => {
     sendJson(res, 200, presentToken(await useCases.get.execute(actorOf(res), String(req.params.id))));
   });
 
-  router.patch('/:id', requiresToken('token:update'), mergePatchJson, async (req, res) => {
+  router.patch('/tokens/:id', auth, requiresToken('token:update'), mergePatchJson, async (req, res) => {
     const body = validate(updateTokenSchema, req.body === undefined ? {} : req.body);
     const input: Record<string, unknown> = {};
     if (has(body, 'data')) input.data = body.data;
@@ -104,10 +103,8 @@ export function tokenRoutes(useCases: TokenUseCases, json: RequestHandler, merge
     sendJson(res, 200, presentToken(await useCases.update.execute(actorOf(res), String(req.params.id), input as UpdateTokenInput)));
   });
 
-  router.delete('/:id', requiresToken('token:delete'), async (req, res) => {
+  router.delete('/tokens/:id', auth, requiresToken('token:delete'), async (req, res) => {
     await useCases.remove.execute(actorOf(res), String(req.params.id));
     res.status(204).end();
   });
-
-  return router;
 }
