@@ -22,7 +22,7 @@ export class TokenWrites {
   private readonly deleteMetadata: Statement;
   private readonly deleteRow: Statement;
   private readonly replaceRow: Statement;
-  private readonly liveId: Statement;
+  private readonly idExpiry: Statement;
   private readonly replaceSealed: Statement;
   private readonly byFingerprint: Statement;
 
@@ -43,7 +43,8 @@ export class TokenWrites {
       WHERE tenant_id = @tenant_id AND id = @id`);
     this.replaceSealed = db.prepare(`UPDATE tokens SET sealed_data = ?, cvc_expires_at = NULL
       WHERE tenant_id = ? AND id = ? AND modified_at IS ? AND cvc_expires_at IS NOT NULL`);
-    this.liveId = db.prepare(`SELECT 1 FROM tokens t WHERE t.tenant_id = @tenant AND t.id = @id AND ${LIVE}`);
+    // undefined: no row with this id; null or a time: a row, live unless that time has passed.
+    this.idExpiry = db.prepare('SELECT expires_at FROM tokens WHERE tenant_id = ? AND id = ?').pluck();
     this.byFingerprint = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = @tenant
       AND t.fingerprint = @fingerprint AND t.type = @type AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
   }
@@ -70,8 +71,10 @@ export class TokenWrites {
       const existing = this.byFingerprint.get(params) as IndexedTuple | undefined;
       if (existing) return { status: 'existing', token: toStoredToken(existing) };
     }
-    if (this.liveId.get(params)) return { status: 'duplicate_id' };
-    this.remove(token.tenantId, token.id);
+    const expiry = this.idExpiry.get(token.tenantId, token.id) as number | null | undefined;
+    if (expiry === null || (expiry !== undefined && expiry > now)) return { status: 'duplicate_id' };
+    // An expired token the sweeper has not erased yet gives its id up.
+    if (expiry !== undefined) this.remove(token.tenantId, token.id);
     this.insertToken.run(toRow(token));
     this.insertSideRows(token);
     return { status: 'created' };
