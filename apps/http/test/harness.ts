@@ -2,6 +2,10 @@ import 'reflect-metadata';
 import type { CreateTenant, ProvisionedTenant } from '@svc/core';
 import { createMemoryStore } from '@svc/memory';
 import { openMongoStore } from '@svc/mongo';
+import { openSqliteStore } from '@svc/sqlite';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Store } from '@svc/core';
 import { FixedClock, RecordingMailer } from '@svc/core/testing';
@@ -26,15 +30,32 @@ export interface Harness {
 }
 
 /**
- * The store HTTP tests run on: memory, or a fresh MongoDB database when SVC_TEST_STORE=mongo and MONGODB_URI are set
- * (TTL indexes off: the fixed clock lives in the past of the server's own clock).
+ * The store HTTP tests run on: memory; a fresh MongoDB database when SVC_TEST_STORE=mongo and MONGODB_URI are set
+ * (TTL indexes off: the fixed clock lives in the past of the server's own clock); or, with SVC_TEST_STORE=sqlite, a
+ * fresh SQLite file opened as `svc serve` opens it (exclusive, so API keys are remembered in memory).
  */
 async function testStore(): Promise<Store> {
   const uri = process.env.MONGODB_URI;
   if (process.env.SVC_TEST_STORE === 'mongo' && uri) {
     return openMongoStore({ uri, dbName: `svc_http_${randomBytes(6).toString('hex')}`, ttlIndexes: false });
   }
+  if (process.env.SVC_TEST_STORE === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-http-'));
+    const store = openSqliteStore({ file: join(dir, 'svc.db'), exclusive: true, writerThread: false });
+    opened.push(async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return store;
+  }
   return createMemoryStore();
+}
+
+const opened: Array<() => Promise<void>> = [];
+
+/** Closes the files the harnesses of one test file opened (test/close-stores.ts runs it after each file). */
+export async function closeHarnessStores(): Promise<void> {
+  await Promise.all(opened.splice(0).map((close) => close()));
 }
 
 /** The real Express app over the test store, a fixed clock and one provisioned tenant. */

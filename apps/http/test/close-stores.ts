@@ -1,0 +1,3 @@
+import { closeHarnessStores } from './harness';
+
+afterAll(closeHarnessStores);
