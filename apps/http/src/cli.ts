@@ -62,9 +62,9 @@ async function rotateKeys(): Promise<number> {
   const next = Buffer.from(raw, 'base64');
   if (next.length !== 32) throw new ConfigError('SVC_NEW_MASTER_KEY', 'must be 32 bytes encoded in base64 (openssl rand -base64 32)');
   // Exclusive: a server still running would keep wrapping new tenants' data keys under the old master key.
-  const container = await createContainer(config, { store: await openStore(config, { exclusive: true }) });
-  const store = container.resolve<Store>(TOKENS.Store);
+  const store = await openStore(config, { exclusive: true });
   try {
+    const container = await createContainer(config, { store });
     const count = await container.resolve<Keyring>(TOKENS.Keyring).rewrap(next);
     if (config.store === 'sqlite' && !config.masterKey) replaceMasterKeyFile(config.dataDir, next);
     process.stdout.write(

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Bootstrap, ProvisionedTenant, Store, Sweep } from '@svc/core';
+import type { Bootstrap, ProvisionedTenant, Sweep } from '@svc/core';
 import type { DependencyContainer } from 'tsyringe';
 import type { Config } from './config/config';
 import { type ContainerOverrides, createContainer, openStore } from './container';
@@ -60,20 +60,29 @@ export async function startServer(
   overrides: ContainerOverrides = {},
   print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
 ): Promise<RunningServer> {
-  const container = await createContainer(config, { ...overrides, store: overrides.store ?? (await openStore(config, { exclusive: true })) });
-  const logger = container.resolve<Logger>(TOKENS.Logger);
-  const store = container.resolve<Store>(TOKENS.Store);
-  container.resolve<Buffer>(TOKENS.MasterKey);
-  const bootstrapped = await container
-    .resolve<Bootstrap>(TOKENS.Bootstrap)
-    .execute({ ownerEmail: config.ownerEmail, managementKey: config.bootstrapApiKey });
-  if (bootstrapped) print(bootstrapBanner(bootstrapped, config.bootstrapApiKey !== undefined));
-  const stopSweeper = startSweeper(container.resolve<Sweep>(TOKENS.Sweep), config.sweepIntervalMs, logger);
-  const real = createServer(createApp(container));
-  real.keepAliveTimeout = 65_000;
-  const address = await listen(real, config);
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  logger.info('listening', { url, store: config.store });
+  const store = overrides.store ?? (await openStore(config, { exclusive: true }));
+  let stopSweeper = (): void => undefined;
+  let container: DependencyContainer, real: Server, url: string;
+  try {
+    container = await createContainer(config, { ...overrides, store });
+    const logger = container.resolve<Logger>(TOKENS.Logger);
+    container.resolve<Buffer>(TOKENS.MasterKey);
+    const bootstrapped = await container
+      .resolve<Bootstrap>(TOKENS.Bootstrap)
+      .execute({ ownerEmail: config.ownerEmail, managementKey: config.bootstrapApiKey });
+    if (bootstrapped) print(bootstrapBanner(bootstrapped, config.bootstrapApiKey !== undefined));
+    stopSweeper = startSweeper(container.resolve<Sweep>(TOKENS.Sweep), config.sweepIntervalMs, logger);
+    real = createServer(createApp(container));
+    real.keepAliveTimeout = 65_000;
+    const address = await listen(real, config);
+    url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    logger.info('listening', { url, store: config.store });
+  } catch (error) {
+    // A start that fails (a wrong master key, a taken port) leaves nothing running and releases the store's claim.
+    stopSweeper();
+    if (!overrides.store) await store.close().catch(() => undefined);
+    throw error;
+  }
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 
@@ -44,8 +44,10 @@ export function ownerOnly(file: string): void {
  * claim, from any process, fails at once.
  */
 export function claimExclusively(file: string): Database {
-  const lockFile = `${file}.lock`;
-  mkdirSync(dirname(lockFile), { recursive: true, mode: 0o700 });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  ownerOnly(file);
+  // Named after the real file, so a symlinked database or data directory claims the same lock.
+  const lockFile = `${realpathSync(file)}.lock`;
   ownerOnly(lockFile);
   const lock = new BetterSqlite3(lockFile, { timeout: 0 });
   try {

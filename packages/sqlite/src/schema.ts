@@ -113,6 +113,16 @@ const MIGRATIONS: readonly string[] = [
   DROP INDEX tokens_by_type;
   CREATE INDEX tokens_by_type ON tokens (tenant_id, type, created_at, expires_at, metadata_index);
   `,
+  // Counts changes to applications, whoever makes them (this process, another, a migration, the sqlite3 shell):
+  // remembered API key look-ups are checked against it on every request.
+  `
+  CREATE TABLE application_changes (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+  INSERT INTO application_changes VALUES (1, 0);
+  CREATE TRIGGER applications_updated AFTER UPDATE ON applications
+    BEGIN UPDATE application_changes SET n = n + 1 WHERE id = 1; END;
+  CREATE TRIGGER applications_deleted AFTER DELETE ON applications
+    BEGIN UPDATE application_changes SET n = n + 1 WHERE id = 1; END;
+  `,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */

@@ -66,14 +66,17 @@ function deepFreeze<T>(value: T): T {
 /**
  * Applications in SQLite; the key hash is UNIQUE and indexed, so authentication is one index lookup.
  *
- * With `rememberKeys` (a store that claimed its file, see `SqliteStoreOptions.exclusive`), key lookups
- * are answered from memory: every request authenticates, and the read was a tenth of a token request's cost. Every
- * change to an application goes through this repository, which forgets all remembered keys before it returns, so
- * a regenerated, changed or deleted key is seen at once. Other processes (the CLI) only ever add applications, and a
- * key that was not found is never remembered.
+ * Key look-ups are remembered: every request authenticates, and reading and parsing the application was a tenth of
+ * a token request's cost. Triggers count every update and delete of an application, by any connection or process
+ * (`application_changes`); each look-up first reads that count, one integer, and forgets everything it remembers
+ * when the count moved. So a regenerated, changed or deleted key fails on the next request whoever changed it. The
+ * count is read before the row, so a row read during a change is never kept under the count from after it. A key
+ * that was not found is never remembered (a new application needs no invalidation).
  */
 export class SqliteApplicationRepository implements ApplicationRepository {
   private readonly keys = new Map<string, Application>();
+  private readonly changes: Statement;
+  private changesSeen = -1;
   private readonly insert: Statement;
   private readonly byId: Statement;
   private readonly byKey: Statement;
@@ -81,10 +84,8 @@ export class SqliteApplicationRepository implements ApplicationRepository {
   private readonly remove: Statement;
   private readonly expired: Statement;
 
-  constructor(
-    private readonly db: Database,
-    private readonly rememberKeys = false,
-  ) {
+  constructor(private readonly db: Database) {
+    this.changes = db.prepare('SELECT n FROM application_changes WHERE id = 1').pluck();
     this.insert = db.prepare(`INSERT INTO applications VALUES (@id, @tenant_id, @name, @type, @permissions, @rules,
       @key_hash, @created_by, @created_at, @modified_by, @modified_at, @expires_at)`);
     this.byId = db.prepare('SELECT * FROM applications WHERE tenant_id = ? AND id = ?');
@@ -106,14 +107,18 @@ export class SqliteApplicationRepository implements ApplicationRepository {
   }
 
   async findByKeyHash(keyHash: string): Promise<Application | undefined> {
+    const changes = this.changes.get() as number;
+    if (changes !== this.changesSeen) {
+      this.keys.clear();
+      this.changesSeen = changes;
+    }
     const remembered = this.keys.get(keyHash);
     if (remembered) return remembered;
     const row = this.byKey.get(keyHash) as ApplicationRow | undefined;
     if (!row) return undefined;
-    const application = toApplication(row);
-    if (!this.rememberKeys) return application;
     if (this.keys.size >= KEY_CACHE_LIMIT) this.keys.delete(this.keys.keys().next().value!);
-    this.keys.set(keyHash, deepFreeze(application));
+    const application = deepFreeze(toApplication(row));
+    this.keys.set(keyHash, application);
     return application;
   }
 
@@ -136,20 +141,14 @@ export class SqliteApplicationRepository implements ApplicationRepository {
   }
 
   async update(application: Application): Promise<boolean> {
-    const changed = this.replace.run(toRow(application)).changes === 1;
-    this.keys.clear();
-    return changed;
+    return this.replace.run(toRow(application)).changes === 1;
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {
-    const deleted = this.remove.run(tenantId, id).changes === 1;
-    this.keys.clear();
-    return deleted;
+    return this.remove.run(tenantId, id).changes === 1;
   }
 
   async deleteExpired(now: Date): Promise<number> {
-    const deleted = this.expired.run(now.getTime()).changes;
-    this.keys.clear();
-    return deleted;
+    return this.expired.run(now.getTime()).changes;
   }
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashKey } from '@svc/core';
@@ -40,19 +40,21 @@ describe('sqlite file', () => {
   });
 });
 
-describe('a store opened by svc serve', () => {
+describe('remembered API keys and the exclusive claim', () => {
   const tenant = { id: 't1', name: 'Acme', ownerId: 'u1', createdAt: new Date('2026-01-01T00:00:00.000Z') };
 
-  async function serving(name: string) {
-    const store = openSqliteStore({ file: join(dir, `${name}.db`), exclusive: true });
+  async function opened(name: string, exclusive = true) {
+    const store = openSqliteStore({ file: join(dir, `${name}.db`), exclusive });
     await store.tenants.create(tenant);
     return store;
   }
 
-  it('claims its file: a second server fails at once, other openers still work, and closing releases it', async () => {
+  it('claims its file: a second claim fails at once, also through a symlink; other openers still work; closing releases it', async () => {
     const file = join(dir, 'claimed.db');
     const first = openSqliteStore({ file, exclusive: true });
     expect(() => openSqliteStore({ file, exclusive: true })).toThrow(/another svc process .serve or keys rotate. is using .*claimed\.db/);
+    symlinkSync(file, join(dir, 'linked.db'));
+    expect(() => openSqliteStore({ file: join(dir, 'linked.db'), exclusive: true })).toThrow(/another svc process/);
     const command = openSqliteStore({ file });
     await command.tenants.create(tenant);
     await command.close();
@@ -63,7 +65,7 @@ describe('a store opened by svc serve', () => {
   });
 
   it('answers a key lookup from memory, frozen, and never remembers a key that was not found', async () => {
-    const store = await serving('remember');
+    const store = await opened('remember');
     const application = anApplication().inTenant('t1').withKey('key_a').withPermissions('token:read').build();
     const { keyHash } = application;
     expect(await store.applications.findByKeyHash(keyHash)).toBeUndefined();
@@ -76,7 +78,7 @@ describe('a store opened by svc serve', () => {
   });
 
   it('forgets remembered keys on every change, so a regenerated, changed, deleted or expired key is seen at once', async () => {
-    const store = await serving('forget');
+    const store = await opened('forget');
     const application = anApplication().inTenant('t1').withKey('key_old').withPermissions('token:read').build();
     await store.applications.create(application);
     await store.applications.findByKeyHash(hashKey('key_old'));
@@ -99,8 +101,30 @@ describe('a store opened by svc serve', () => {
     await store.close();
   });
 
+  it('sees a change made by another connection or process at once, even by hand in SQL', async () => {
+    const server = await opened('elsewhere');
+    const application = anApplication().inTenant('t1').withKey('key_x').withPermissions('token:read').build();
+    await server.applications.create(application);
+    expect((await server.applications.findByKeyHash(application.keyHash))?.permissions).toEqual(['token:read']);
+
+    const other = openSqliteStore({ file: join(dir, 'elsewhere.db') });
+    other.db.prepare('UPDATE applications SET permissions = ? WHERE id = ?').run('["token:create"]', application.id);
+    expect((await server.applications.findByKeyHash(application.keyHash))?.permissions).toEqual(['token:create']);
+    await other.applications.delete('t1', application.id);
+    expect(await server.applications.findByKeyHash(application.keyHash)).toBeUndefined();
+    // Adding an application elsewhere is no change to a remembered one: nothing is forgotten for it.
+    const added = anApplication().inTenant('t1').withKey('key_y').build();
+    await server.applications.create(anApplication().inTenant('t1').withKey('key_z').build());
+    const remembered = await server.applications.findByKeyHash(hashKey('key_z'));
+    await other.applications.create(added);
+    expect(await server.applications.findByKeyHash(hashKey('key_z'))).toBe(remembered);
+    expect((await server.applications.findByKeyHash(added.keyHash))?.id).toBe(added.id);
+    await other.close();
+    await server.close();
+  });
+
   it('remembers at most 10,000 keys, forgetting the oldest first', async () => {
-    const store = await serving('bounded');
+    const store = await opened('bounded', false);
     const apps = Array.from({ length: 10_001 }, (_, i) => anApplication().inTenant('t1').with({ id: `a${i}` }).withKey(`key_${i}`).build());
     const insert = store.db.transaction(() => apps.forEach((app) => void store.applications.create(app)));
     insert();
@@ -109,16 +133,6 @@ describe('a store opened by svc serve', () => {
     expect(keys.size).toBe(10_000);
     expect(keys.has(apps[0]!.keyHash)).toBe(false);
     expect(keys.has(apps[10_000]!.keyHash)).toBe(true);
-    await store.close();
-  });
-
-  it('without it, nothing is remembered', async () => {
-    const store = openSqliteStore({ file: join(dir, 'plain.db') });
-    await store.tenants.create(tenant);
-    const application = anApplication().inTenant('t1').withKey('key_plain').build();
-    await store.applications.create(application);
-    const first = await store.applications.findByKeyHash(application.keyHash);
-    expect(await store.applications.findByKeyHash(application.keyHash)).not.toBe(first);
     await store.close();
   });
 });

@@ -30,8 +30,9 @@ export interface SqliteStoreOptions {
   readonly searchReaders?: number;
   /**
    * Claims the file for this process alone (default false): `svc serve` and `svc keys rotate` open it so, and a
-   * second such opener fails at once. The claimant then answers API key lookups from memory (see
-   * `SqliteApplicationRepository`). `svc tenants create` opens the file without it while the server runs.
+   * second such opener fails at once (two servers would contend for one writer; a rotation under a running server
+   * would leave new tenants' data keys wrapped under the old master key). `svc tenants create` opens the file
+   * without it while the server runs.
    */
   readonly exclusive?: boolean;
 }
@@ -61,7 +62,7 @@ export class SqliteStore implements Store {
     this.tenants = new SqliteTenantRepository(db);
     this.users = new SqliteUserRepository(db);
     this.members = new SqliteMemberRepository(db);
-    this.applications = new SqliteApplicationRepository(db, claim !== undefined);
+    this.applications = new SqliteApplicationRepository(db);
     this.system = new SqliteSystemRepository(db);
     this.dataKeys = new SqliteDataKeyRepository(db);
     this.tokens = new SqliteTokenRepository(db, writer, broadLeafThreshold, readers);
@@ -69,27 +70,32 @@ export class SqliteStore implements Store {
     this.invitations = new SqliteInvitationRepository(db);
   }
 
+  /** Stops the threads, then closes the connection and, last, releases the claim, even when a thread fails to stop. */
   async close(): Promise<void> {
-    await this.writer.close();
-    await this.readers?.close();
-    if (this.db.open) this.db.close();
-    if (this.claim?.open) this.claim.close();
+    try {
+      await this.writer.close();
+      await this.readers?.close();
+    } finally {
+      if (this.db.open) this.db.close();
+      if (this.claim?.open) this.claim.close();
+    }
   }
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const claim = options.exclusive ? claimExclusively(options.file) : undefined;
-  let db: Database;
+  let db: Database | undefined;
   try {
     db = openConnection(options.file, { memoryMap: false });
     migrate(db);
+    const script = options.writerThread === false ? undefined : workerScript();
+    const writer = script ? new ThreadTokenWriter(options.file, script) : new InProcessTokenWriter(db);
+    const readerFile = (options.searchReaders ?? 0) > 0 ? readerScript() : undefined;
+    const readers = readerFile ? new SearchReaders(options.file, readerFile, options.searchReaders!, options.broadLeafThreshold ?? 2_000) : undefined;
+    return new SqliteStore(db, writer, options.broadLeafThreshold, readers, claim);
   } catch (error) {
+    if (db?.open) db.close();
     claim?.close();
     throw error;
   }
-  const script = options.writerThread === false ? undefined : workerScript();
-  const writer = script ? new ThreadTokenWriter(options.file, script) : new InProcessTokenWriter(db);
-  const readerFile = (options.searchReaders ?? 0) > 0 ? readerScript() : undefined;
-  const readers = readerFile ? new SearchReaders(options.file, readerFile, options.searchReaders!, options.broadLeafThreshold ?? 2_000) : undefined;
-  return new SqliteStore(db, writer, options.broadLeafThreshold, readers, claim);
 }
