@@ -51,8 +51,9 @@ export function claimExclusively(file: string): Database {
   ownerOnly(lockFile);
   const lock = new BetterSqlite3(lockFile, { timeout: 0 });
   try {
-    // No journal: nothing is ever written; the transaction exists only to hold the lock.
-    lock.pragma('journal_mode = OFF');
+    // Nothing is ever written; the transaction exists only to hold the lock. A journal in memory leaves no
+    // `-journal` file beside it (OFF is refused: better-sqlite3 runs SQLite in defensive mode).
+    lock.pragma('journal_mode = MEMORY');
     lock.pragma('locking_mode = EXCLUSIVE');
     lock.exec('BEGIN EXCLUSIVE');
   } catch (error) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashKey } from '@svc/core';
@@ -55,6 +55,7 @@ describe('remembered API keys and the exclusive claim', () => {
     expect(() => openSqliteStore({ file, exclusive: true })).toThrow(/another svc process .serve or keys rotate. is using .*claimed\.db/);
     symlinkSync(file, join(dir, 'linked.db'));
     expect(() => openSqliteStore({ file: join(dir, 'linked.db'), exclusive: true })).toThrow(/another svc process/);
+    expect(readdirSync(dir).filter((name) => name.startsWith('claimed.db.lock'))).toEqual(['claimed.db.lock']);
     const command = openSqliteStore({ file });
     await command.tenants.create(tenant);
     await command.close();
