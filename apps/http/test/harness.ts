@@ -29,6 +29,9 @@ export interface Harness {
   createTenant(name?: string): Promise<ProvisionedTenant>;
 }
 
+/** How to close and remove each SQLite file the harnesses of the running test file opened. */
+const opened: Array<() => Promise<void>> = [];
+
 /**
  * The store HTTP tests run on: memory; a fresh MongoDB database when SVC_TEST_STORE=mongo and MONGODB_URI are set
  * (TTL indexes off: the fixed clock lives in the past of the server's own clock); or, with SVC_TEST_STORE=sqlite, a
@@ -50,8 +53,6 @@ async function testStore(): Promise<Store> {
   }
   return createMemoryStore();
 }
-
-const opened: Array<() => Promise<void>> = [];
 
 /** Closes the files the harnesses of one test file opened (test/close-stores.ts runs it after each file). */
 export async function closeHarnessStores(): Promise<void> {

@@ -13,7 +13,6 @@ export interface ConnectionOptions {
 
 /** Opens a connection with the store's settings; every connection to the file (main, writer and readers) uses them. */
 export function openConnection(file: string, options: ConnectionOptions = {}): Database {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   ownerOnly(file);
   const db = new BetterSqlite3(file);
   db.pragma('journal_mode = WAL');
@@ -28,10 +27,12 @@ export function openConnection(file: string, options: ConnectionOptions = {}): D
 }
 
 /**
- * The database holds ciphertext, wrapped keys and metadata: readable by the owner only. SQLite creates the -wal and
- * -shm files with the mode of the database file, so creating that file 0600 covers all three.
+ * Creates `file` (and its directory, 0700) when missing. The database holds ciphertext, wrapped keys and metadata:
+ * readable by the owner only. SQLite creates the -wal and -shm files with the mode of the database file, so creating
+ * that file 0600 covers all three.
  */
-export function ownerOnly(file: string): void {
+function ownerOnly(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   for (const path of [file, `${file}-wal`, `${file}-shm`]) {
     if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
@@ -44,7 +45,6 @@ export function ownerOnly(file: string): void {
  * claim, from any process, fails at once.
  */
 export function claimExclusively(file: string): Database {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   ownerOnly(file);
   // Named after the real file, so a symlinked database or data directory claims the same lock.
   const lockFile = `${realpathSync(file)}.lock`;

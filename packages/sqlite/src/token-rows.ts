@@ -62,8 +62,8 @@ export function selectTokens(db: Database, sql: string): Statement {
 }
 
 export function toStoredToken(row: IndexedTuple): StoredToken {
-  const [tenantId, id, type, sealedData, mask, containers, metadata, searchIndexes, fingerprintExpression, fingerprint] = row;
-  const [, , , , , , , , , , dedup, createdBy, createdAt, modifiedBy, modifiedAt, expiresAt, cvcExpiresAt, indexHashes] = row;
+  const [tenantId, id, type, sealedData, mask, containers, metadata, searchIndexes, fingerprintExpression, fingerprint,
+    dedup, createdBy, createdAt, modifiedBy, modifiedAt, expiresAt, cvcExpiresAt, indexHashes] = row;
   return {
     id,
     tenantId,
@@ -111,4 +111,5 @@ export function toRow(t: StoredToken): TokenRow {
 }
 
 
-export const LIVE = '(t.expires_at IS NULL OR t.expires_at > @now)';
+/** A token that has not expired at the time bound to the `?` (milliseconds). */
+export const LIVE = '(t.expires_at IS NULL OR t.expires_at > ?)';

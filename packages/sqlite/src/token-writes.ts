@@ -45,8 +45,8 @@ export class TokenWrites {
       WHERE tenant_id = ? AND id = ? AND modified_at IS ? AND cvc_expires_at IS NOT NULL`);
     // undefined: no row with this id; null or a time: a row, live unless that time has passed.
     this.idExpiry = db.prepare('SELECT expires_at FROM tokens WHERE tenant_id = ? AND id = ?').pluck();
-    this.byFingerprint = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = @tenant
-      AND t.fingerprint = @fingerprint AND t.type = @type AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
+    this.byFingerprint = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ?
+      AND t.fingerprint = ? AND t.type = ? AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
   }
 
   apply(write: TokenWrite): unknown {
@@ -66,9 +66,8 @@ export class TokenWrites {
   }
 
   private create(token: StoredToken, deduplicate: boolean, now: number): CreateTokenOutcome {
-    const params = { tenant: token.tenantId, id: token.id, fingerprint: token.fingerprint, type: token.type, now };
     if (deduplicate) {
-      const existing = this.byFingerprint.get(params) as IndexedTuple | undefined;
+      const existing = this.byFingerprint.get(token.tenantId, token.fingerprint, token.type, now) as IndexedTuple | undefined;
       if (existing) return { status: 'existing', token: toStoredToken(existing) };
     }
     const expiry = this.idExpiry.get(token.tenantId, token.id) as number | null | undefined;

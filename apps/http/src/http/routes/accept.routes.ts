@@ -67,5 +67,4 @@ export function acceptRoutes(router: IRouter, accept: AcceptInvitation, bodyLimi
       }
     });
   });
-
 }

@@ -20,7 +20,6 @@ function applicationId(raw: string | string[] | undefined): string {
 }
 
 export function applicationRoutes(router: IRouter, auth: RequestHandler, useCases: ApplicationUseCases, json: RequestHandler): void {
-
   router.post('/applications', auth, requires('application:create'), json, async (req, res) => {
     const body = validate(createApplicationSchema, req.body);
     const { application, key } = await useCases.create.execute(actorOf(res), {
@@ -71,5 +70,4 @@ export function applicationRoutes(router: IRouter, auth: RequestHandler, useCase
     await useCases.remove.execute(actorOf(res), applicationId(req.params.id));
     res.status(204).end();
   });
-
 }

@@ -12,7 +12,6 @@ export interface SessionUseCases {
 }
 
 export function sessionRoutes(router: IRouter, auth: RequestHandler, useCases: SessionUseCases, json: RequestHandler): void {
-
   router.post('/sessions', auth, requires('session:create'), json, async (req, res) => {
     validate(emptyBody, req.body);
     const session = await useCases.create.execute(actorOf(res));
@@ -29,5 +28,4 @@ export function sessionRoutes(router: IRouter, auth: RequestHandler, useCases: S
     });
     res.status(200).end();
   });
-
 }

@@ -36,7 +36,6 @@ const uuid = (raw: string | string[] | undefined, resource: string): string => {
 
 /** /tenants/self: the members and invitations of the caller's tenant. */
 export function tenantRoutes(router: IRouter, auth: RequestHandler, useCases: TenantUseCases, json: RequestHandler, clock: Clock): void {
-
   router.get('/tenants/self/members', auth, requires('tenant:member:read'), async (req, res) => {
     const query = validate(listMembersQuery, req.query);
     const page = await useCases.listMembers.execute(actorOf(res), { userIds: query.user_id, page: query.page, size: query.size });
@@ -75,5 +74,4 @@ export function tenantRoutes(router: IRouter, auth: RequestHandler, useCases: Te
     await useCases.deleteInvitation.execute(actorOf(res), uuid(req.params.id, 'invitation'));
     res.status(204).end();
   });
-
 }

@@ -46,7 +46,6 @@ function metadataJson(raw: unknown): Record<string, string> {
 const has = (body: object, key: string): boolean => Object.prototype.hasOwnProperty.call(body, key);
 
 export function tokenRoutes(router: IRouter, auth: RequestHandler, useCases: TokenUseCases, json: RequestHandler, mergePatchJson: RequestHandler): void {
-
   router.post('/tokens', auth, requiresToken('token:create'), json, async (req, res) => {
     const body = validate(createTokenSchema, req.body);
     const view = await useCases.create.execute(actorOf(res), {
