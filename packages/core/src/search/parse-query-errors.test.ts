@@ -95,6 +95,21 @@ describe('parseTokenQuery rejects', () => {
     expect(errorOf('created_at:123-45-6789').message).not.toContain('123');
   });
 
+  it.each([
+    ['constructor', 0],
+    ['__proto__', 0],
+    ['toString', 0],
+    ['valueOf', 0],
+    ['hasOwnProperty', 0],
+    ['NOT constructor', 4],
+    ['(toString)', 1],
+    ['type:a AND valueOf', 11],
+    ['-__proto__', 1],
+    ['!hasOwnProperty', 1],
+  ])('a bare word naming an Object.prototype property (%s) as "Expected field:value", not a crash', (query, position) => {
+    expect(errorOf(query).errors).toEqual({ query: [`Expected field:value at position ${position}`] });
+  });
+
   it('reports the first error in reading order', () => {
     expect(errorOf('foo:1 AND bar:2').errors).toEqual({ query: ["Unknown field 'foo' at position 0"] });
   });

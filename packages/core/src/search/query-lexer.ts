@@ -4,7 +4,12 @@ import { lexOperand } from './query-operand-lexer';
 import type { QueryToken } from './query-tokens';
 
 const FIELD_CHAR = /[\p{L}\p{N}_.-]/u;
-const OPERATORS: Readonly<Record<string, 'and' | 'or' | 'not'>> = { AND: 'and', OR: 'or', NOT: 'not' };
+// A Map, not an object literal: a bare word such as `constructor` or `__proto__` must not find Object.prototype.
+const OPERATORS: ReadonlyMap<string, 'and' | 'or' | 'not'> = new Map([
+  ['AND', 'and'],
+  ['OR', 'or'],
+  ['NOT', 'not'],
+]);
 
 /**
  * Splits a query into tokens with their offsets. This runs before lucene because lucene's own term grammar reads
@@ -49,12 +54,12 @@ function lexWord(query: string, start: number, tokens: QueryToken[]): number {
     return next;
   }
   if (!isDelimiter(query, end)) throw unexpected(query, end);
-  const operator = OPERATORS[word];
+  const operator = OPERATORS.get(word);
   if (operator) {
     tokens.push({ kind: operator, position: start, text: word });
     return end;
   }
   const upper = word.toUpperCase();
-  if (OPERATORS[upper]) throw queryError(`Operators are case sensitive: write '${upper}'`, start);
+  if (OPERATORS.has(upper)) throw queryError(`Operators are case sensitive: write '${upper}'`, start);
   throw queryError('Expected field:value', start);
 }
