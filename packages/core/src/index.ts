@@ -7,6 +7,7 @@ export * from './shared/container';
 export * from './shared/dates';
 export * from './shared/base58';
 export * from './shared/store';
+export * from './shared/text';
 export * from './access/permissions';
 export * from './access/access-rule';
 export * from './access/rule-validation';

@@ -1,4 +1,4 @@
-import { ValidationError } from '@svc/core';
+import { isWellFormedText, ValidationError } from '@svc/core';
 import type { z } from 'zod';
 
 /** `['rules', 0, 'transform']` → `rules[0].transform`. */
@@ -31,22 +31,27 @@ function issuesToErrors(issues: readonly z.core.$ZodIssue[], prefix: readonly Pr
 /** How deep a request body may nest: JSON data deeper than this is refused before anything recurses over it. */
 export const MAX_BODY_DEPTH = 32;
 
+const ILL_FORMED = 'Text must be well-formed Unicode (a lone surrogate such as \\ud800 is not).';
+
 /**
  * What no schema should ever see: `__proto__` keys (objects would silently drop them), numbers JSON cannot carry
- * back (`1e999` parses as Infinity and would be stored as null), and nesting deep enough to exhaust a stack.
- * Walks iteratively, so the walk itself cannot overflow.
+ * back (`1e999` parses as Infinity and would be stored as null), ill-formed UTF-16 in a value or a key (stores keep
+ * UTF-8, so a lone surrogate would come back as U+FFFD: another id, another key), and nesting deep enough to exhaust
+ * a stack. Walks iteratively, so the walk itself cannot overflow.
  */
 function hostileValue(value: unknown): { path: PropertyKey[]; message: string } | undefined {
   const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value, path: [] }];
   while (stack.length > 0) {
     const { value: node, path } = stack.pop()!;
     if (typeof node === 'number' && !Number.isFinite(node)) return { path, message: 'Numbers must be finite.' };
+    if (typeof node === 'string' && !isWellFormedText(node)) return { path, message: ILL_FORMED };
     if (typeof node !== 'object' || node === null) continue;
     if (path.length >= MAX_BODY_DEPTH) return { path, message: `Values may nest at most ${MAX_BODY_DEPTH} levels deep.` };
     if (Array.isArray(node)) node.forEach((item, i) => stack.push({ value: item, path: [...path, i] }));
     else {
       for (const key of Object.keys(node)) {
         if (key === '__proto__') return { path: [...path, key], message: 'This field name is reserved.' };
+        if (!isWellFormedText(key)) return { path: [...path, key.replace(/\p{Surrogate}/gu, '\uFFFD')], message: ILL_FORMED };
         stack.push({ value: (node as Record<string, unknown>)[key], path: [...path, key] });
       }
     }

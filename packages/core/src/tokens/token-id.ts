@@ -1,10 +1,17 @@
 import { ValidationError } from '../shared/errors';
+import { isWellFormedText } from '../shared/text';
 
-const FORBIDDEN = /[#/\\+?[\]|&=%<>{}^\s]/;
+// decisions.md §5 forbids these; control characters are refused too (an id travels in URL paths and logs).
+const FORBIDDEN = /[#/\\+?[\]|&=%<>{}^\u0000-\u001f\u007f]/;
 
-/** A literal token id: 3–400 characters, none of `# / \ + ? [ ] | & = % < > { } ^` or whitespace. */
+/**
+ * A literal token id: 3–400 characters, none of `# / \ + ? [ ] | & = % < > { } ^` nor a control character, and
+ * well-formed UTF-16. Spaces are allowed (an alias of space-separated data keeps them). A lone surrogate is refused:
+ * stores keep text as UTF-8, so such an id would come back changed and no longer match its ciphertext's binding.
+ */
 export function validateTokenId(id: string, field = 'id'): string {
   if (id.length < 3 || id.length > 400) throw ValidationError.field(field, 'The id must be 3 to 400 characters.');
-  if (FORBIDDEN.test(id)) throw ValidationError.field(field, 'The id may not contain # / \\ + ? [ ] | & = % < > { } ^ or spaces.');
+  if (FORBIDDEN.test(id)) throw ValidationError.field(field, 'The id may not contain # / \\ + ? [ ] | & = % < > { } ^ or control characters.');
+  if (!isWellFormedText(id)) throw ValidationError.field(field, 'The id must be well-formed Unicode text (no lone surrogates).');
   return id;
 }

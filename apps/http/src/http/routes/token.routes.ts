@@ -1,4 +1,4 @@
-import { isTokenTypeName, type Permission, requireTokenPermission, type UpdateTokenInput, ValidationError } from '@svc/core';
+import { isTokenTypeName, isWellFormedText, type Permission, requireTokenPermission, type UpdateTokenInput, ValidationError } from '@svc/core';
 import type { IRouter, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { TokenUseCases } from '../../container';
 import { actorOf } from '../authenticate';
@@ -38,7 +38,11 @@ function metadataJson(raw: unknown): Record<string, string> {
   } catch {
     parsed = undefined;
   }
-  const ok = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && Object.values(parsed).every((v) => typeof v === 'string');
+  const ok =
+    typeof parsed === 'object' &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    Object.entries(parsed).every(([k, v]) => typeof v === 'string' && isWellFormedText(k) && isWellFormedText(v));
   if (!ok) throw ValidationError.field('metadata', 'Use metadata.<key>=<value>, or metadata={"key":"value"} (a JSON object of strings).');
   return Object.fromEntries(Object.entries(parsed as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
 }

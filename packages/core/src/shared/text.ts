@@ -1,0 +1,10 @@
+// With the `u` flag a surrogate pair is one code point, so this matches only a surrogate that has no partner.
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/**
+ * True when `text` is well-formed UTF-16: no lone surrogate. Ill-formed text cannot be stored as UTF-8 faithfully
+ * (it comes back as U+FFFD), so anything a store keeps, hashes or binds to a ciphertext must pass this first.
+ */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
