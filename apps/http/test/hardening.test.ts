@@ -53,10 +53,50 @@ describe('hostile input', () => {
     await api.post('/tokens').set('Content-Type', 'application/json').send(deep).expect(400);
   });
 
-  it('answers broken percent-encoding in a path with 400', async () => {
-    await api.get('/tokens/%').expect(400);
-    await api.get('/tokens/%E0%A4%A').expect(400);
-    await as(h.app, h.key).get('/applications/%').expect(400);
+  it.each(['/tokens/%zz', '/tokens/%', '/tokens/%E0%A4%A', '/applications/%zz', '/applications/%zz/regenerate', '/tenants/self/invitations/%zz'])(
+    'answers broken percent-encoding in %s with a 400 naming the path parameter id, not the body',
+    async (path) => {
+      const key = path.startsWith('/tokens') ? api : as(h.app, h.key);
+      const res = await (path.endsWith('regenerate') ? key.post(path) : key.get(path)).expect(400).expect('Content-Type', /application\/problem\+json/);
+      expect(res.body.errors).toEqual({ id: ['Malformed percent-encoding.'] });
+    },
+  );
+
+  it.each([
+    ['an id', { type: 'token', data: 'x', id: 'ab\ud800cd' }, 'id'],
+    ['data', { type: 'token', data: 'x\udc00' }, 'data'],
+    ['nested data', { type: 'token', data: { a: ['ok', '\ud83d'] } }, 'data.a[1]'],
+    ['a metadata value', { type: 'token', data: 'x', metadata: { k: '\udfff' } }, 'metadata.k'],
+    ['a mask', { type: 'token', data: 'x', mask: '{{ data }}\ud800' }, 'mask'],
+  ])('refuses a lone surrogate in %s with a 400 naming the field, and stores nothing', async (_what, body, field) => {
+    // JSON.stringify writes a lone surrogate as its \u escape, as a client would send it.
+    const res = await api.post('/tokens').set('Content-Type', 'application/json').send(JSON.stringify(body)).expect(400);
+    expect(Object.keys(res.body.errors)).toEqual([field]);
+    expect((await api.get('/tokens').expect(200)).body.pagination.total_items).toBe(0);
+  });
+
+  it('refuses a lone surrogate in a key of the body, and in the JSON metadata filter', async () => {
+    const res = await api.post('/tokens').set('Content-Type', 'application/json').send('{"type":"token","data":{"a\\ud800":1}}').expect(400);
+    expect(Object.keys(res.body.errors)).toEqual(['data.a\uFFFD']);
+    await api.get(`/tokens?metadata=${encodeURIComponent('{"k":"\\ud800"}')}`).expect(400);
+  });
+
+  it('keeps a token whose id is an alias with a lone surrogate out: the id expression is checked too', async () => {
+    // slice cuts UTF-16 units, so it can split the pair of an emoji; the resulting id must be refused, not stored.
+    const res = await api.post('/tokens').send({ type: 'token', data: 'ab😀', id: '{{ data | slice: 0, 3 }}' }).expect(400);
+    expect(Object.keys(res.body.errors)).toEqual(['id']);
+    expect((await api.get('/tokens').expect(200)).body.pagination.total_items).toBe(0);
+  });
+
+  it('accepts ids with spaces, as decisions.md allows, and an alias of space-separated data as an id', async () => {
+    await api.post('/tokens').send({ type: 'token', data: 'x', id: 'with a space' }).expect(201);
+    expect((await api.get(`/tokens/${encodeURIComponent('with a space')}`).expect(200)).body.id).toBe('with a space');
+    const alias = await api.post('/tokens').send({ type: 'token', data: '4111 1111 1111 1234', id: '{{ data | alias_preserve_format: 0, 4 }}' }).expect(201);
+    expect(alias.body.id).toMatch(/^\d{4} \d{4} \d{4} 1234$/);
+    expect((await api.get(`/tokens/${encodeURIComponent(alias.body.id)}`).expect(200)).body.data).toBe('4111 1111 1111 1234');
+    for (const id of ['tab\there', 'nul\u0000x', 'a#b', 'a/b', 'a%b']) {
+      expect(Object.keys((await api.post('/tokens').send({ type: 'token', data: 'x', id }).expect(400)).body.errors)).toEqual(['id']);
+    }
   });
 
   it('caps repeated filters, and answers 100 of them', async () => {

@@ -18,7 +18,7 @@ export function errorHandler(logger: Logger) {
       return;
     }
     const instance = req.path;
-    const problem = problemFor(error, instance) ?? problemFor(bodyParserProblem(error) ?? malformedPath(error), instance);
+    const problem = problemFor(error, instance) ?? problemFor(malformedPath(error, req) ?? bodyParserProblem(error), instance);
     if (problem) {
       sendProblem(res, problem);
       return;
@@ -30,9 +30,44 @@ export function errorHandler(logger: Logger) {
   };
 }
 
-/** A path with broken percent-encoding (`/tokens/%`) names nothing: the router's URIError becomes a 400. */
-function malformedPath(error: unknown): HttpProblemError | undefined {
-  return error instanceof URIError ? new HttpProblemError(HTTP_PROBLEMS.validation, 'The path is not validly percent-encoded.', { path: ['Malformed percent-encoding.'] }) : undefined;
+/**
+ * A path with broken percent-encoding (`/tokens/%zz`) names nothing: the router's URIError becomes a 400 naming the
+ * path parameter it could not decode, found by matching the raw path against the routes' patterns.
+ */
+function malformedPath(error: unknown, req: Request): HttpProblemError | undefined {
+  if (!(error instanceof URIError)) return undefined;
+  const name = undecodableParameter(req) ?? 'path';
+  return new HttpProblemError(HTTP_PROBLEMS.validation, `The path parameter '${name}' is not validly percent-encoded.`, {
+    [name]: ['Malformed percent-encoding.'],
+  });
+}
+
+interface RouteLayer {
+  readonly route?: { readonly path?: unknown };
+}
+
+function undecodableParameter(req: Request): string | undefined {
+  const segments = req.path.split('/');
+  const layers = (req.app.router as unknown as { readonly stack: readonly RouteLayer[] }).stack;
+  for (const layer of layers) {
+    const pattern = layer.route?.path;
+    if (typeof pattern !== 'string') continue;
+    const parts = pattern.split('/');
+    if (parts.length !== segments.length) continue;
+    const literalsMatch = parts.every((part, i) => part.startsWith(':') || part === segments[i]);
+    const broken = parts.findIndex((part, i) => part.startsWith(':') && !decodes(segments[i]!));
+    if (literalsMatch && broken !== -1) return parts[broken]!.slice(1);
+  }
+  return undefined;
+}
+
+function decodes(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function notFoundHandler(req: Request, res: Response): void {
