@@ -211,4 +211,29 @@ describe('the invitation flow with real e-mail in the outbox', () => {
     const listed = await as(h.app, h.key).get('/tenants/self/members').expect(200);
     expect(listed.body.data.map((m: { id: string }) => m.id)).toContain(member.body.id);
   });
+
+  it('keeps no invitation link on disk once it stops working: accepted, resent or deleted', async () => {
+    const dir = mkdtempSync(join(outbox, 'links-'));
+    const h = await harness({}, new NodemailerMailer({ from: 'svc <no-reply@vault.example.com>', outboxDir: dir }));
+    const api = as(h.app, h.key);
+    const links = async (): Promise<string[]> => {
+      const files = readdirSync(dir).filter((f) => f.endsWith('.eml'));
+      const texts = await Promise.all(files.map(async (f) => (await simpleParser(readFileSync(join(dir, f)))).text ?? ''));
+      return texts.map((text) => new URL(/https:\S+accept\?token=\S+/.exec(text)![0]).searchParams.get('token')!);
+    };
+
+    const ada = (await api.post('/tenants/self/invitations').send({ email: 'ada@example.com' }).expect(201)).body;
+    const [first] = await links();
+    await api.post(`/tenants/self/invitations/${ada.id}/resend`).expect(200);
+    const [second] = await links();
+    expect(await links()).toHaveLength(1);
+    expect(second).not.toBe(first);
+    await request(h.app).post('/invitations/accept').send({ token: second }).expect(201);
+    expect(await links()).toEqual([]);
+
+    const bob = (await api.post('/tenants/self/invitations').send({ email: 'bob@example.com' }).expect(201)).body;
+    expect(await links()).toHaveLength(1);
+    await api.delete(`/tenants/self/invitations/${bob.id}`).expect(204);
+    expect(readdirSync(dir)).toEqual([]);
+  });
 });

@@ -3,6 +3,8 @@ import type { InvitationMessage, Mailer } from '../src/invitations/mailer';
 /** A Mailer that keeps what it was asked to send, and can be told to fail, for tests. */
 export class RecordingMailer implements Mailer {
   readonly sent: InvitationMessage[] = [];
+  /** Invitation ids whose messages were withdrawn, in order. */
+  readonly withdrawn: string[] = [];
   failNext = false;
 
   async sendInvitation(message: InvitationMessage): Promise<void> {
@@ -11,6 +13,14 @@ export class RecordingMailer implements Mailer {
       throw new Error('the mail server refused the message');
     }
     this.sent.push(message);
+  }
+
+  async withdrawInvitation(invitationId: string): Promise<void> {
+    this.withdrawn.push(invitationId);
+  }
+
+  async discardExpired(): Promise<number> {
+    return 0;
   }
 
   /** The secret in the last link sent. */

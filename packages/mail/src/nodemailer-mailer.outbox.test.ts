@@ -5,7 +5,8 @@ import { linkTargets } from '../test/html';
 import { FROM, anInvitation, readMail } from '../test/invitation';
 import { NodemailerMailer } from './nodemailer-mailer';
 
-const EML_NAME = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z-[0-9a-f]{16}\.eml$/;
+const EML_NAME = /^invitation-[0-9a-f-]{36}\.eml$/;
+const SECOND = '5d1c7e0b-2a3f-4b8e-8c1d-9e0f1a2b3c4d';
 
 describe('NodemailerMailer into an outbox', () => {
   let home: string;
@@ -51,13 +52,47 @@ describe('NodemailerMailer into an outbox', () => {
     expect(raw.replace(/\r\n/g, '')).not.toContain('\n');
   });
 
-  it('adds a file per message and leaves no temporary file behind', async () => {
+  it('keeps one file per invitation: a resend replaces it, and no temporary file is left behind', async () => {
     await mailer.sendInvitation(anInvitation());
-    await mailer.sendInvitation(anInvitation({ to: 'linus@example.test' }));
+    await mailer.sendInvitation(anInvitation({ invitationId: SECOND, to: 'linus@example.test' }));
+    expect((await readdir(outboxDir)).sort()).toEqual([`invitation-${anInvitation().invitationId}.eml`, `invitation-${SECOND}.eml`].sort());
 
+    const resent = anInvitation({ acceptUrl: 'https://vault.example.test/invitations/accept?token=n3w' });
+    await mailer.sendInvitation(resent);
     const names = await readdir(outboxDir);
     expect(names).toHaveLength(2);
     for (const name of names) expect(name).toMatch(EML_NAME);
+    const text = (await readMail(await readFile(join(outboxDir, `invitation-${resent.invitationId}.eml`)))).text;
+    expect(text).toContain('token=n3w');
+    expect(text).not.toContain('s3cr3t-T0ken_xyz');
+  });
+
+  it('deletes the file of a withdrawn invitation, and withdrawing twice is harmless', async () => {
+    await mailer.sendInvitation(anInvitation());
+    await mailer.sendInvitation(anInvitation({ invitationId: SECOND }));
+    await mailer.withdrawInvitation(anInvitation().invitationId);
+    await mailer.withdrawInvitation(anInvitation().invitationId);
+    expect(await readdir(outboxDir)).toEqual([`invitation-${SECOND}.eml`]);
+  });
+
+  it('discards the files of expired invitations only, going by their Expires header', async () => {
+    const expiresAt = new Date('2026-11-25T14:00:00.000Z');
+    await mailer.sendInvitation(anInvitation({ expiresAt }));
+    await mailer.sendInvitation(anInvitation({ invitationId: SECOND, expiresAt: new Date('2026-11-25T14:00:01.000Z') }));
+    await writeFile(join(outboxDir, 'notes.txt'), 'not mail');
+
+    expect(await mailer.discardExpired(new Date(expiresAt.getTime() - 1))).toBe(0);
+    expect(await mailer.discardExpired(expiresAt)).toBe(1);
+    expect((await readdir(outboxDir)).sort()).toEqual([`invitation-${SECOND}.eml`, 'notes.txt']);
+  });
+
+  it('discards nothing when the outbox does not exist yet', async () => {
+    expect(await mailer.discardExpired(new Date())).toBe(0);
+  });
+
+  it('refuses an invitation id that could escape the outbox', async () => {
+    await expect(mailer.sendInvitation(anInvitation({ invitationId: '../../etc/x' }))).rejects.toThrow();
+    await expect(mailer.withdrawInvitation('../x')).rejects.toThrow();
   });
 
   it('rejects when the outbox cannot be created', async () => {

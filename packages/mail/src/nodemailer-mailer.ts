@@ -1,7 +1,7 @@
 import type { InvitationMessage, Mailer } from '@svc/core';
 import { createTransport, type SendMailOptions } from 'nodemailer';
 import { invitationMessage } from './invitation-message';
-import { writeOutboxFile } from './outbox-file';
+import { InvitationOutbox } from './outbox-file';
 
 export interface NodemailerMailerOptions {
   /** The From header, e.g. `svc <no-reply@vault.example>` (`SVC_MAIL_FROM`). */
@@ -11,13 +11,18 @@ export interface NodemailerMailerOptions {
    * `smtp://relay:25/?pool=true`. May carry credentials: never log it.
    */
   readonly smtpUrl?: string | undefined;
-  /** Without an SMTP server, messages are written here as `.eml` files (`${SVC_DATA_DIR}/outbox`). */
+  /**
+   * Without an SMTP server, messages are written here as `.eml` files (`${SVC_DATA_DIR}/outbox`), for development:
+   * one per invitation, deleted once its link stops working.
+   */
   readonly outboxDir?: string | undefined;
 }
 
-/** Where rendered mail goes, and how to let go of it. */
+/** Where rendered mail goes, what it keeps of it, and how to let go of it. */
 interface Delivery {
-  send(mail: SendMailOptions): Promise<void>;
+  send(invitationId: string, mail: SendMailOptions): Promise<void>;
+  withdraw(invitationId: string): Promise<void>;
+  discardExpired(now: Date): Promise<number>;
   close(): void;
 }
 
@@ -39,14 +44,24 @@ export class NodemailerMailer implements Mailer {
 
   async sendInvitation(message: InvitationMessage): Promise<void> {
     const { subject, text, html } = invitationMessage(message);
-    await this.delivery.send({
+    await this.delivery.send(message.invitationId, {
       from: this.options.from,
       to: message.to,
       subject,
       text,
       html,
-      headers: { 'Auto-Submitted': 'auto-generated' },
+      // RFC 4021: when the message loses its validity, which is when its link stops working.
+      headers: { 'Auto-Submitted': 'auto-generated', Expires: message.expiresAt.toUTCString() },
     });
+  }
+
+  /** Over SMTP nothing is kept; the outbox deletes the invitation's file. */
+  withdrawInvitation(invitationId: string): Promise<void> {
+    return this.delivery.withdraw(invitationId);
+  }
+
+  discardExpired(now: Date): Promise<number> {
+    return this.delivery.discardExpired(now);
   }
 
   /** Closes the SMTP connections of a pooled transport; a no-op for the outbox. */
@@ -58,23 +73,28 @@ export class NodemailerMailer implements Mailer {
 function smtpDelivery(smtpUrl: string): Delivery {
   const transport = createTransport(smtpUrl);
   return {
-    async send(mail) {
+    async send(_invitationId, mail) {
       const info = await transport.sendMail(mail);
       // nodemailer rejects when every recipient is refused; refuse a partial delivery as well.
       if (info.rejected.length > 0) throw new Error('The SMTP server rejected the recipient');
     },
+    withdraw: async () => undefined,
+    discardExpired: async () => 0,
     close: () => transport.close(),
   };
 }
 
 function outboxDelivery(outboxDir: string): Delivery {
   const transport = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  const outbox = new InvitationOutbox(outboxDir);
   return {
-    async send(mail) {
+    async send(invitationId, mail) {
       const { message } = await transport.sendMail(mail);
       if (!Buffer.isBuffer(message)) throw new Error('The stream transport did not return a buffer');
-      await writeOutboxFile(outboxDir, message);
+      await outbox.keep(invitationId, message);
     },
+    withdraw: (invitationId) => outbox.remove(invitationId),
+    discardExpired: (now) => outbox.discardExpired(now),
     close: () => transport.close(),
   };
 }

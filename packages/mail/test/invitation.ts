@@ -6,6 +6,7 @@ export const FROM = 'no-reply@vault.example.test';
 /** An invitation whose link carries a secret and an `&`, so escaping shows in the HTML. */
 export function anInvitation(overrides: Partial<InvitationMessage> = {}): InvitationMessage {
   return {
+    invitationId: '0b7e2c3a-6f1d-4c1e-9a55-2f7d1c0e8a11',
     to: 'grace@example.test',
     tenantName: 'Acme',
     inviterName: 'Ada Lovelace',

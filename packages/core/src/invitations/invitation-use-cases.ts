@@ -40,6 +40,7 @@ async function send(deps: InvitationDeps, actor: Actor, invitation: Invitation, 
   const inviter = await deps.applications.findById(actor.tenantId, actor.applicationId);
   try {
     await deps.mailer.sendInvitation({
+      invitationId: invitation.id,
       to: invitation.email,
       tenantName: tenant?.name ?? 'svc',
       inviterName: inviter?.name,
@@ -49,6 +50,14 @@ async function send(deps: InvitationDeps, actor: Actor, invitation: Invitation, 
   } catch {
     throw new UnavailableError('MAIL_FAILED', 'The invitation e-mail could not be sent. Nothing was changed; try again.');
   }
+}
+
+/**
+ * Destroys a kept copy of a dead link's message. The link already fails (the invitation is gone), so a copy that
+ * could not be removed is no key to anything; the removal must not fail the request that killed the link.
+ */
+async function withdraw(deps: InvitationDeps, invitationId: string): Promise<void> {
+  await deps.mailer.withdrawInvitation(invitationId).catch(() => undefined);
 }
 
 /** POST /tenants/self/invitations. */
@@ -154,6 +163,7 @@ export class DeleteInvitation {
   async execute(actor: Actor, id: string): Promise<void> {
     requirePermission(actor, 'tenant:invitation:delete');
     if (!(await this.deps.invitations.delete(actor.tenantId, id))) throw notFound();
+    await withdraw(this.deps, id);
   }
 }
 
@@ -193,6 +203,7 @@ export class AcceptInvitation {
     }
     // Of two concurrent acceptances only one deletes the invitation; the other sees the link as used.
     if (!(await this.deps.invitations.delete(invitation.tenantId, invitation.id))) throw gone();
+    await withdraw(this.deps, invitation.id);
     const member: Member = {
       id: this.deps.ids.next(),
       tenantId: invitation.tenantId,
