@@ -26,6 +26,8 @@ export interface Harness {
   readonly tenant: ProvisionedTenant;
   readonly logLines: string[];
   readonly mailer: RecordingMailer;
+  /** The store under the app, for tests that check what a request did or did not change. */
+  readonly store: Store;
   createTenant(name?: string): Promise<ProvisionedTenant>;
 }
 
@@ -65,8 +67,9 @@ export async function harness(env: Record<string, string> = {}, mailer?: Mailer)
   const logLines: string[] = [];
   const recording = new RecordingMailer();
   const config = loadConfig({ SVC_STORE: 'memory', SVC_LOG_LEVEL: 'debug', SVC_PUBLIC_URL: 'https://vault.example.com', ...env });
+  const store = await testStore();
   const container = buildContainer(config, {
-    store: await testStore(),
+    store,
     clock,
     logger: new Logger('debug', (line) => logLines.push(line)),
     mailer: mailer ?? recording,
@@ -74,7 +77,7 @@ export async function harness(env: Record<string, string> = {}, mailer?: Mailer)
   const createTenant = (name = 'Acme'): Promise<ProvisionedTenant> =>
     container.resolve<CreateTenant>(TOKENS.CreateTenant).execute({ name, ownerEmail: `owner@${name.toLowerCase()}.test` });
   const tenant = await createTenant();
-  return { app: createApp(container), clock, key: tenant.management.key, tenant, logLines, mailer: recording, createTenant };
+  return { app: createApp(container), clock, key: tenant.management.key, tenant, logLines, mailer: recording, store, createTenant };
 }
 
 /** A supertest request with the key in SVC-API-KEY. */

@@ -1,0 +1,436 @@
+import fc from 'fast-check';
+import { createHash } from 'node:crypto';
+import request from 'supertest';
+import { type Harness, applicationKey, as, harness } from './harness';
+
+/**
+ * Every route, attacked with seeded, bounded random input through the real app: hostile path ids, query strings,
+ * bodies (arbitrary JSON, valid bodies with one field replaced by something hostile, broken JSON) and content types.
+ * Whatever comes in:
+ * - the answer is never a 5xx;
+ * - every 4xx is problem+json whose status matches, and a 400 names at least one field (the replaced one, when a
+ *   valid body had one field replaced);
+ * - a 4xx changes nothing in the store;
+ * - after a 2xx, the tenant still lists and searches everything it holds (a stored value that cannot be read back
+ *   would break every page that holds it).
+ */
+const SEED = 20261123;
+// Cases per route and store; SVC_FUZZ_RUNS=1000 for a deeper search (about 8 minutes).
+const RUNS = Number(process.env.SVC_FUZZ_RUNS ?? 60);
+
+const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'isPrototypeOf'];
+
+/** Text an attacker tries: prototype names, syntax of every language the vault parses, odd unicode, big and empty. */
+const hostileText = fc.oneof(
+  fc.constantFrom(
+    ...PROTOTYPE_NAMES,
+    '', ' ', '\u0000', '\ud800', '\udc00', 'a\ud83dz', '😀', '\u202e', '\ufeff', 'é', 'NaN', 'null', 'true', '-0', '1e999',
+    '{{ data }}', '{{ data, reveal_last: 4 }}', '{{ data | }}', '{{ data | nope }}', '{% for i in (1..99999999) %}x{% endfor %}',
+    '{% include "x" %}', '{{', '}}', '{%', 'constructor:x', 'data:*', 'NOT', '(', ')', '"', '\\', '%', '%zz', '../..', '/',
+    'a'.repeat(401), 'x'.repeat(5000), '2026-01-01T00:00:00Z', '1/2/2099', '2099-13-45', 'key_pvt_', 'SELECT 1;--',
+    '$where', '{"$gt":""}', 'a\nb', 'a\r\nb', '/pci/', '/pci/*', 'card_number', 'token', 'private', 'management', 'reveal',
+    'token:read', 'application:create', '00000000-0000-4000-8000-000000000000',
+  ),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+);
+
+/** JSON values of every kind, hostile text in their strings and keys. */
+const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    hostileText,
+    fc.constantFrom(null, true, false, 0, -1, 1.5, 2 ** 53 + 2, -(2 ** 31), 1e308, Number.MIN_VALUE),
+    fc.integer(),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(hostileText, fc.constantFrom(...PROTOTYPE_NAMES)), tie('value'), { maxKeys: 4 }),
+    fc.constant(Array.from({ length: 3 }).reduce<unknown>((inner) => [inner], 'deep')),
+    fc.constant(JSON.parse(`${'['.repeat(40)}1${']'.repeat(40)}`) as unknown),
+  ),
+})).value;
+
+/** A body as raw text: what the client puts on the wire. */
+type Body = { readonly text: string; readonly replaced?: string; readonly pristine?: true };
+
+/** A valid body with one field replaced (or added) by a hostile value; the field is what a 400 must name. */
+function mutated(valid: Record<string, unknown>): fc.Arbitrary<Body> {
+  const fields = [...Object.keys(valid), ...PROTOTYPE_NAMES, 'unknown_field'];
+  return fc.tuple(fc.constantFrom(...fields), hostileJson).map(([field, value]) => ({
+    // JSON.stringify writes lone surrogates as \u escapes, as a client would; a computed `__proto__` is an own key.
+    text: JSON.stringify({ ...valid, [field]: value }),
+    replaced: field,
+  }));
+}
+
+const brokenJson = fc.constantFrom('{', '{"a":', '[1,]', 'nul', '"unterminated', '{"a":1}{"b":2}', '\ufeff{}', '\u0000', '{"a":"\\ud800"}', '{"__proto__":{"x":1}}', 'null', '[]', '"text"', '42', ' ');
+
+function bodies(valid: Record<string, unknown>): fc.Arbitrary<Body> {
+  return fc.oneof(
+    { arbitrary: mutated(valid), weight: 6 },
+    { arbitrary: hostileJson.map((value) => ({ text: JSON.stringify(value) ?? 'null' })), weight: 2 },
+    { arbitrary: brokenJson.map((text) => ({ text })), weight: 1 },
+    { arbitrary: fc.constant({ text: JSON.stringify(valid), pristine: true as const }), weight: 1 },
+  );
+}
+
+/** Path segments: real ids, random text (percent-encoded as a client would), and raw broken encodings. */
+function pathIds(real: readonly string[]): fc.Arbitrary<string> {
+  const encoded = hostileText.map((text) => {
+    try {
+      return encodeURIComponent(text);
+    } catch {
+      return '%ED%A0%80';
+    }
+  });
+  return fc.oneof(
+    fc.constantFrom(...real, 'none').map(encodeURIComponent),
+    encoded,
+    fc.constantFrom('%', '%zz', '%E0%A4%A', '%ED%A0%80', '%00', '%2F', '..', '.', '%2e%2e', encodeURIComponent('a'.repeat(5000))),
+  );
+}
+
+/** A query string of hostile keys and values, sometimes repeated, sometimes not encoded at all. */
+function queries(known: readonly string[]): fc.Arbitrary<string> {
+  const key = fc.oneof(fc.constantFrom(...known, 'metadata', 'metadata.k', 'metadata.', ...PROTOTYPE_NAMES), hostileText);
+  const pair = fc.tuple(key, hostileText, fc.boolean()).map(([k, v, raw]) => {
+    if (raw) return `${k.replace(/[&#\s]/g, '')}=${v.replace(/[&#\s]/g, '')}`;
+    try {
+      return `${encodeURIComponent(k)}=${encodeURIComponent(v)}`;
+    } catch {
+      return `${k.length}=%ED%A0%80`;
+    }
+  });
+  return fc.array(pair, { maxLength: 5 }).map((pairs) => (pairs.length ? `?${pairs.join('&')}` : ''));
+}
+
+const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'application/merge-patch+json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', ''];
+
+interface Fixture {
+  readonly h: Harness;
+  readonly mgt: string;
+  readonly pvt: string;
+  readonly pub: string;
+  readonly tokenIds: string[];
+  readonly victimApps: string[];
+  readonly invitationIds: string[];
+  readonly memberIds: string[];
+  readonly nonce: string;
+}
+
+async function fixture(): Promise<Fixture> {
+  const h = await harness();
+  const mgt = h.key;
+  const tokenPermissions = ['token:create', 'token:read', 'token:update', 'token:delete', 'token:search', 'token:use', 'session:authorize'];
+  const pvt = await applicationKey(h, { name: 'fuzz', type: 'private', permissions: tokenPermissions });
+  const pub = await applicationKey(h, { name: 'web', type: 'public', permissions: ['session:create', 'token:create'] });
+  const api = as(h.app, pvt);
+  const tokenIds: string[] = [];
+  for (const body of [
+    { type: 'token', data: { a: 1 }, metadata: { k: 'v' } },
+    { type: 'card_number', data: '4242424242424242' },
+    { type: 'social_security_number', data: '123-45-6789' },
+    { type: 'card', data: { number: '4242424242424242', expiration_month: 12, expiration_year: 2030, cvc: '123' } },
+  ]) {
+    tokenIds.push((await api.post('/tokens').send(body).expect(201)).body.id as string);
+  }
+  const victimApps: string[] = [];
+  for (const type of ['private', 'management']) {
+    const res = await as(h.app, mgt).post('/applications').send({ name: `victim ${type}`, type, permissions: type === 'private' ? ['token:read'] : ['application:read'] }).expect(201);
+    victimApps.push(res.body.id as string);
+  }
+  const invitationIds = [(await as(h.app, mgt).post('/tenants/self/invitations').send({ email: 'ada@example.com' }).expect(201)).body.id as string];
+  const memberIds = ((await as(h.app, mgt).get('/tenants/self/members').expect(200)).body.data as Array<{ id: string }>).map((m) => m.id);
+  const nonce = (await as(h.app, pub).post('/sessions').expect(201)).body.nonce as string;
+  return { h, mgt, pvt, pub, tokenIds, victimApps, invitationIds, memberIds, nonce };
+}
+
+/** A digest of everything the tenant's store holds, read through the store itself (sealed data included). */
+async function snapshot(f: Fixture): Promise<string> {
+  const { store, tenant } = f.h;
+  const tenantId = tenant.tenant.id;
+  const all = { page: 1, size: 100 };
+  const far = new Date('2100-01-01T00:00:00Z');
+  const state = {
+    tokens: await store.tokens.search(tenantId, { kind: 'all' }, { page: 1, size: 1000 }, new Date(0)),
+    liveTokens: (await store.tokens.search(tenantId, { kind: 'all' }, all, far)).total,
+    applications: await store.applications.list(tenantId, {}, all),
+    invitations: await store.invitations.list(tenantId, { now: far }, all),
+    members: await store.members.list(tenantId, {}, all),
+  };
+  const text = JSON.stringify(state, (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value));
+  return createHash('sha256').update(text).digest('hex');
+}
+
+interface Route {
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  readonly path: string;
+  readonly key: (f: Fixture) => string | undefined;
+  /** A valid body, when the route takes one. */
+  readonly body?: (f: Fixture) => Record<string, unknown>;
+  readonly contentType?: string;
+  /** Real values for the route's `:id`. */
+  readonly ids?: (f: Fixture) => string[];
+  readonly queryKeys?: readonly string[];
+  /** Fields whose value decides whether another is valid: replacing the key may make a 400 name one of these. */
+  readonly related?: Readonly<Record<string, readonly string[]>>;
+  /** The invitation page a person opens: its errors are HTML pages for browsers (JSON clients get problem+json). */
+  readonly page?: true;
+}
+
+const ROUTES: readonly Route[] = [
+  {
+    method: 'post',
+    path: '/tokens',
+    key: (f) => f.pvt,
+    body: () => ({ id: '{{ data | alias_preserve_format }}', type: 'token', data: 'fuzz', metadata: { k: 'v' }, search_indexes: ['{{ data }}'], mask: '{{ data | reveal_last: 2 }}', containers: ['/general/'], expires_at: '2030-01-01T00:00:00Z' }),
+    related: { data: ['mask', 'search_indexes', 'fingerprint_expression', 'id'], type: ['data', 'mask', 'search_indexes', 'containers', 'fingerprint_expression'] },
+  },
+  {
+    method: 'post',
+    path: '/tokens',
+    key: (f) => f.pvt,
+    body: () => ({ type: 'card', data: { number: '4242424242424242', expiration_month: 12, expiration_year: 2030 }, deduplicate_token: true, fingerprint_expression: '{{ data.number }}' }),
+    related: { data: ['mask', 'search_indexes', 'fingerprint_expression', 'id'], type: ['data', 'mask', 'search_indexes', 'containers', 'fingerprint_expression'] },
+  },
+  { method: 'post', path: '/tokens/search', key: (f) => f.pvt, body: () => ({ query: 'type:token AND metadata.k:v', page: 1, size: 10 }) },
+  { method: 'get', path: '/tokens', key: (f) => f.pvt, queryKeys: ['id', 'type', 'page', 'size', 'metadata.k'] },
+  { method: 'get', path: '/tokens/:id', key: (f) => f.pvt, ids: (f) => f.tokenIds },
+  {
+    method: 'patch',
+    path: '/tokens/:id',
+    key: (f) => f.pvt,
+    // The generic token: the valid patch below is valid for its type.
+    ids: (f) => [f.tokenIds[0]!],
+    contentType: 'application/merge-patch+json',
+    body: () => ({ data: { b: 2 }, metadata: { k: null, n: 'v' }, mask: '{{ data | stringify }}', containers: ['/general/x/'], expires_at: null, search_indexes: [], fingerprint_expression: '{{ data | stringify }}', deduplicate_token: false }),
+    related: { data: ['mask', 'search_indexes', 'fingerprint_expression'] },
+  },
+  { method: 'delete', path: '/tokens/:id', key: (f) => f.pvt, ids: (f) => f.tokenIds },
+  {
+    method: 'post',
+    path: '/applications',
+    key: (f) => f.mgt,
+    body: () => ({ name: 'made', type: 'private', permissions: ['token:read'], rules: [{ description: 'r', priority: 1, container: '/', transform: 'mask', permissions: ['token:read'] }], expires_at: '2030-01-01T00:00:00Z' }),
+  },
+  { method: 'get', path: '/applications', key: (f) => f.mgt, queryKeys: ['id', 'type', 'page', 'size'] },
+  { method: 'get', path: '/applications/key', key: (f) => f.pvt },
+  { method: 'get', path: '/applications/:id', key: (f) => f.mgt, ids: (f) => f.victimApps },
+  // The private victim: the valid body below grants a token permission.
+  { method: 'put', path: '/applications/:id', key: (f) => f.mgt, ids: (f) => [f.victimApps[0]!], body: () => ({ name: 'renamed', permissions: ['token:read'], rules: [] }) },
+  { method: 'post', path: '/applications/:id/regenerate', key: (f) => f.mgt, ids: (f) => f.victimApps, body: () => ({}) },
+  { method: 'delete', path: '/applications/:id', key: (f) => f.mgt, ids: (f) => f.victimApps },
+  { method: 'post', path: '/sessions', key: (f) => f.pub, body: () => ({}) },
+  {
+    method: 'post',
+    path: '/sessions/authorize',
+    key: (f) => f.pvt,
+    body: (f) => ({ nonce: f.nonce, permissions: ['token:read'], rules: [{ priority: 1, conditions: [{ attribute: 'id', operator: 'equals', value: 'x' }], transform: 'reveal', permissions: ['token:read'] }], expires_at: '2026-01-01T01:00:00Z' }),
+  },
+  { method: 'get', path: '/tenants/self/members', key: (f) => f.mgt, queryKeys: ['user_id', 'page', 'size'] },
+  { method: 'delete', path: '/tenants/self/members/:id', key: (f) => f.mgt, ids: (f) => f.memberIds },
+  { method: 'post', path: '/tenants/self/invitations', key: (f) => f.mgt, body: () => ({ email: 'grace@example.com' }) },
+  { method: 'post', path: '/tenants/self/invitations/:id/resend', key: (f) => f.mgt, ids: (f) => f.invitationIds, body: () => ({}) },
+  { method: 'get', path: '/tenants/self/invitations', key: (f) => f.mgt, queryKeys: ['status', 'page', 'size'] },
+  { method: 'get', path: '/tenants/self/invitations/:id', key: (f) => f.mgt, ids: (f) => f.invitationIds },
+  { method: 'delete', path: '/tenants/self/invitations/:id', key: (f) => f.mgt, ids: (f) => f.invitationIds },
+  { method: 'get', path: '/invitations/accept', key: () => undefined, queryKeys: ['token'], page: true },
+  { method: 'post', path: '/invitations/accept', key: () => undefined, body: () => ({ token: 'not-a-real-token', first_name: 'Ada', last_name: 'L' }) },
+];
+
+/** What one generated request looks like. */
+interface Attempt {
+  readonly id: string;
+  readonly query: string;
+  readonly body?: Body;
+  readonly contentType: string;
+  readonly keyed: boolean;
+}
+
+function attempts(route: Route, f: Fixture): fc.Arbitrary<Attempt> {
+  const valid = route.body?.(f);
+  const contentType = route.contentType ?? 'application/json';
+  return fc.record({
+    id: route.ids ? pathIds(route.ids(f)) : fc.constant(''),
+    query: route.queryKeys ? queries(route.queryKeys) : fc.oneof({ arbitrary: fc.constant(''), weight: 4 }, queries([])),
+    body: valid ? bodies(valid) : fc.option(bodies({}), { nil: undefined, freq: 4 }),
+    contentType: fc.oneof({ arbitrary: fc.constant(contentType), weight: 8 }, fc.constantFrom(...CONTENT_TYPES)),
+    // Mostly the route's key; sometimes none, which must be a 401 that changes nothing.
+    keyed: fc.oneof({ arbitrary: fc.constant(true), weight: 9 }, fc.constant(false)),
+  });
+}
+
+async function send(f: Fixture, route: Route, attempt: Attempt): Promise<request.Response> {
+  const url = route.path.replace(':id', attempt.id) + attempt.query;
+  let req = request(f.h.app)[route.method](url);
+  const key = route.key(f);
+  if (key && attempt.keyed) req = req.set('SVC-API-KEY', key);
+  if (attempt.body !== undefined) {
+    if (attempt.contentType) req = req.set('Content-Type', attempt.contentType);
+    req = req.send(attempt.body.text);
+  }
+  return req;
+}
+
+function checkProblem(res: request.Response, route: Route, attempt: Attempt): void {
+  // A string body without a Content-Type goes out as a form (superagent's default), which the accept page answers.
+  const form = route.path === '/invitations/accept' && ['application/x-www-form-urlencoded', ''].includes(attempt.contentType);
+  if ((route.page || form) && /^text\/html/.test(String(res.headers['content-type']))) return;
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const problem = JSON.parse(res.text) as { status: number; type: string; title: string; errors?: Record<string, unknown> };
+  expect(problem.status).toBe(res.status);
+  expect(typeof problem.type).toBe('string');
+  expect(typeof problem.title).toBe('string');
+  if (res.status !== 400) return;
+  const errors = problem.errors ?? {};
+  expect(Object.keys(errors).length).toBeGreaterThan(0);
+  for (const messages of Object.values(errors)) {
+    expect(Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'string')).toBe(true);
+  }
+  // Only the path is hostile: the 400 names the path parameter.
+  const pristine = attempt.body === undefined || attempt.body.pristine === true;
+  if (pristine && route.ids && attempt.query === '') expect(Object.keys(errors)).toContain('id');
+  // A valid body with one field replaced: the 400 names that field (or a path inside it), unless something else
+  // the request carries (path, query, media type) was already wrong.
+  const replaced = attempt.body?.replaced;
+  if (replaced === undefined || attempt.query !== '' || !attempt.id.match(/^[\w.~-]*$/)) return;
+  const fields = [replaced, ...(route.related && Object.hasOwn(route.related, replaced) ? route.related[replaced]! : [])];
+  const named = Object.keys(errors).some((k) => fields.some((f) => k === f || k.startsWith(`${f}.`) || k.startsWith(`${f}[`)));
+  expect({ replaced, named, errors }).toEqual({ replaced, named: true, errors });
+}
+
+/** Every list of the tenant, read in full: each must answer 200. */
+async function readsBack(f: Fixture): Promise<void> {
+  const pvt = as(f.h.app, f.pvt);
+  const mgt = as(f.h.app, f.mgt);
+  const answers = await Promise.all([
+    pvt.get('/tokens?size=100'),
+    pvt.post('/tokens/search').send({ query: '', size: 100 }),
+    mgt.get('/applications?size=100'),
+    mgt.get('/tenants/self/invitations?size=100'),
+    mgt.get('/tenants/self/members?size=50'),
+  ]);
+  const items = answers.flatMap((res) => (res.status === 200 ? (res.body.data as Array<{ id: string }>) : []));
+  expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200]);
+  const tokens = answers[0]!.body.data as Array<{ id: string }>;
+  for (const token of tokens.slice(0, 3)) expect((await pvt.get(`/tokens/${encodeURIComponent(token.id)}`)).status).toBe(200);
+  expect(items.length).toBeGreaterThan(0);
+}
+
+describe('every route under random hostile input', () => {
+  let f: Fixture;
+
+  beforeAll(async () => {
+    f = await fixture();
+  });
+
+  it.each(ROUTES.map((route, i) => [`${route.method.toUpperCase()} ${route.path}${route.body && i === 1 ? ' (card)' : ''}`, route] as const))(
+    '%s: never a 5xx; every 4xx is problem+json naming what is wrong, and changes nothing',
+    async (_name, route) => {
+      await fc.assert(
+        fc.asyncProperty(attempts(route, f), async (attempt) => {
+          const before = await snapshot(f);
+          const res = await send(f, route, attempt);
+          expect({ status: res.status, body: res.status >= 500 ? res.text : '' }).toEqual({ status: expect.any(Number), body: '' });
+          expect(res.status).toBeLessThan(500);
+          if (res.status >= 400) {
+            checkProblem(res, route, attempt);
+            expect(await snapshot(f)).toBe(before);
+          } else {
+            await readsBack(f);
+          }
+        }),
+        { seed: SEED, numRuns: RUNS, endOnFailure: true },
+      );
+    },
+    60_000,
+  );
+});
+
+type Path = ReadonlyArray<string | number>;
+
+/** Every place in a JSON value: each leaf and each container, with its path. */
+function places(value: unknown, path: Path = []): Array<{ path: Path; value: unknown }> {
+  const here = [{ path, value }];
+  if (Array.isArray(value)) return [...here, ...value.flatMap((item, i) => places(item, [...path, i]))];
+  if (typeof value === 'object' && value !== null) return [...here, ...Object.entries(value).flatMap(([k, v]) => places(v, [...path, k]))];
+  return here;
+}
+
+function replaceAt(value: unknown, path: Path, replacement: (old: unknown) => unknown): unknown {
+  if (path.length === 0) return replacement(value);
+  const [head, ...rest] = path;
+  if (Array.isArray(value)) return value.map((item, i) => (i === head ? replaceAt(item, rest, replacement) : item));
+  const record = value as Record<string, unknown>;
+  return { ...record, [head!]: replaceAt(record[head!], rest, replacement) };
+}
+
+/** `['rules', 0, 'permissions']` → `rules[0].permissions`, as problem documents name fields. */
+const fieldName = (path: Path): string => path.reduce<string>((out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
+
+/**
+ * Deterministic sweeps over every field of every route's valid body, so no field is left to chance: a lone surrogate
+ * in any string is a 400 naming exactly that field; prototype names as keys of any object, and every JSON kind in
+ * place of any value, are never a 5xx, and a 4xx changes nothing.
+ */
+describe('every field of every body', () => {
+  let f: Fixture;
+
+  beforeAll(async () => {
+    f = await fixture();
+  });
+
+  const bodied = ROUTES.filter((route) => route.body);
+
+  it.each(bodied.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))(
+    '%s: a lone surrogate in any string is a 400 naming that field, and stores nothing',
+    async (_name, route) => {
+      const valid = route.body!(f);
+      const id = route.ids ? encodeURIComponent(route.ids(f)[0]!) : '';
+      for (const { path, value } of places(valid)) {
+        if (typeof value !== 'string') continue;
+        for (const broken of [`${value}\ud800`, `\udc00${value}`]) {
+          const body = { text: JSON.stringify(replaceAt(valid, path, () => broken)) };
+          const before = await snapshot(f);
+          const res = await send(f, route, { id, query: '', body, contentType: route.contentType ?? 'application/json', keyed: true });
+          expect({ field: fieldName(path), status: res.status, errors: Object.keys(res.body.errors ?? {}) }).toEqual({ field: fieldName(path), status: 400, errors: [fieldName(path)] });
+          expect(await snapshot(f)).toBe(before);
+        }
+      }
+    },
+    60_000,
+  );
+
+  const REPLACEMENTS: readonly unknown[] = [null, [], {}, '', -1, 1e308, true, '\u0000', 'x'.repeat(3000), '{{ data, x }}', '__proto__', 'constructor'];
+  const KEYS = ['__proto__', 'constructor', 'toString'];
+
+  it.each(bodied.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route] as const))(
+    '%s: any JSON kind in place of any value, and prototype names as keys of any object, are never a 5xx',
+    async (_name, route) => {
+      const valid = route.body!(f);
+      const id = route.ids ? encodeURIComponent(route.ids(f)[0]!) : '';
+      const variants: Body[] = [];
+      for (const { path, value } of places(valid)) {
+        for (const replacement of REPLACEMENTS) variants.push({ text: JSON.stringify(replaceAt(valid, path, () => replacement)) });
+        if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+          for (const name of KEYS) {
+            variants.push({ text: JSON.stringify(replaceAt(valid, path, (old) => ({ ...(old as object), [name]: 'x' }))) });
+          }
+        }
+      }
+      for (const body of variants) {
+        const before = await snapshot(f);
+        const attempt = { id, query: '', body, contentType: route.contentType ?? 'application/json', keyed: true };
+        const res = await send(f, route, attempt);
+        expect({ body: body.text, status: res.status < 500 ? 'not 5xx' : res.status }).toEqual({ body: body.text, status: 'not 5xx' });
+        if (res.status >= 400) {
+          checkProblem(res, route, attempt);
+          expect(await snapshot(f)).toBe(before);
+        } else {
+          await readsBack(f);
+        }
+      }
+    },
+    60_000,
+  );
+});
+
