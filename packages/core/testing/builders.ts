@@ -93,6 +93,7 @@ export class StoredTokenBuilder {
       createdAt: new Date('2026-01-01T00:00:00.000Z'),
       sealedData: Uint8Array.from([1, 2, 3, tokenSequence % 256]),
       indexHashes: [],
+      version: 0,
     };
   }
 

@@ -7,3 +7,4 @@ export * from './recording-mailer';
 export { OTHER_SEARCH_TENANT, SEARCH_NOW, SEARCH_TENANT, searchCorpus } from './contracts/search.contract';
 export { describeSearchContract } from './contracts/search.contract';
 export { SEARCH_CASES } from './contracts/search.contract';
+export { holdReads } from './hold-reads';

@@ -1,9 +1,23 @@
-import type { CreateTokenOutcome, DataKeyRepository, Page, PageRequest, StoredToken, TokenQuery, TokenRepository, WrappedDataKey } from '@svc/core';
+import type {
+  CreateTokenOutcome,
+  DataKeyRepository,
+  Page,
+  PageRequest,
+  StoredToken,
+  TokenQuery,
+  TokenRepository,
+  UpdateTokenOutcome,
+  WrappedDataKey,
+} from '@svc/core';
 import { paginate } from './paginate';
 import { matchesQuery } from './token-predicate';
 import { isTokenExpired } from '@svc/core';
 
 const keyOf = (tenantId: string, id: string): string => `${tenantId}\u0000${id}`;
+
+/** Whether `stored` is still the token `read` was read from: the same creation, not rewritten since. */
+const unchangedSince = (stored: StoredToken, read: StoredToken): boolean =>
+  stored.version === read.version && stored.createdAt.getTime() === read.createdAt.getTime();
 
 /** Tokens in memory. Every call completes in one turn of the event loop, which makes dedup atomic. */
 export class InMemoryTokenRepository implements TokenRepository {
@@ -26,11 +40,14 @@ export class InMemoryTokenRepository implements TokenRepository {
     return token && !isTokenExpired(token, now) ? token : undefined;
   }
 
-  async update(token: StoredToken): Promise<boolean> {
+  /** The check and the write happen in one turn of the event loop: nothing can come between them. */
+  async update(token: StoredToken, now: Date): Promise<UpdateTokenOutcome> {
     const key = keyOf(token.tenantId, token.id);
-    if (!this.tokens.has(key)) return false;
-    this.tokens.set(key, token);
-    return true;
+    const current = this.tokens.get(key);
+    if (!current || isTokenExpired(current, now)) return { status: 'gone' };
+    if (!unchangedSince(current, token)) return { status: 'conflict' };
+    this.tokens.set(key, { ...token, version: token.version + 1 });
+    return { status: 'updated' };
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {
@@ -58,8 +75,8 @@ export class InMemoryTokenRepository implements TokenRepository {
   async eraseCvc(token: StoredToken, sealedData: Uint8Array): Promise<boolean> {
     const key = keyOf(token.tenantId, token.id);
     const current = this.tokens.get(key);
-    if (!current?.cvcExpiresAt || current.modifiedAt?.getTime() !== token.modifiedAt?.getTime()) return false;
-    this.tokens.set(key, { ...current, sealedData, cvcExpiresAt: undefined });
+    if (!current?.cvcExpiresAt || !unchangedSince(current, token)) return false;
+    this.tokens.set(key, { ...current, sealedData, cvcExpiresAt: undefined, version: current.version + 1 });
     return true;
   }
 

@@ -1,9 +1,9 @@
 import type { Collection, Filter } from 'mongodb';
-import type { CreateTokenOutcome, Page, PageRequest, StoredToken, TokenQuery, TokenRepository } from '@svc/core';
+import type { CreateTokenOutcome, Page, PageRequest, StoredToken, TokenQuery, TokenRepository, UpdateTokenOutcome } from '@svc/core';
 import { toBinary } from './documents';
 import { isDuplicateKeyError } from './mongo-errors';
 import { findPage } from './paginate';
-import { fromTokenDocument, type TokenDocument, toTokenDocument } from './token-document';
+import { atVersion, fromTokenDocument, type TokenDocument, toTokenDocument } from './token-document';
 import { liveTokenFilter, TOKEN_ORDER, tokenSearchFilter } from './token-query-filter';
 
 /** Inserts that lost to concurrent changes are retried this many times before the create gives up. */
@@ -58,17 +58,29 @@ export class MongoTokenRepository implements TokenRepository {
   }
 
   /**
-   * Replaces the document, keeping its deduplication claim while the fingerprint stays the same; a token whose
-   * fingerprint changed releases its claim (it could otherwise block a new token of its former fingerprint, or
-   * collide with another token's claim). Most tokens hold no claim and take the first, single replacement.
+   * Compare-and-set: each replacement matches the document only as it was read (live, same creation, same version),
+   * and a single-document replace is atomic, so no transaction is needed. The replacement keeps the document's
+   * deduplication claim while the fingerprint stays the same; a token whose fingerprint changed releases its claim (it
+   * could otherwise block a new token of its former fingerprint, or collide with another token's claim). Most tokens
+   * hold no claim and take the first, single replacement. When none matched, the stored document tells a token that
+   * changed from one that is gone.
    */
-  async update(token: StoredToken): Promise<boolean> {
-    const doc = toTokenDocument(token, { dedupClaim: false });
+  async update(token: StoredToken, now: Date): Promise<UpdateTokenOutcome> {
+    const doc = toTokenDocument({ ...token, version: token.version + 1 }, { dedupClaim: false });
     const key = { tenant_id: token.tenantId, id: token.id };
-    if ((await this.tokens.replaceOne({ ...key, dedup_claim: { $exists: false } }, doc)).matchedCount === 1) return true;
-    const sameFingerprint = { ...key, type: token.type, fingerprint: token.fingerprint };
-    if ((await this.tokens.replaceOne(sameFingerprint, { ...doc, dedup_claim: true })).matchedCount === 1) return true;
-    return (await this.tokens.replaceOne(key, doc)).matchedCount === 1;
+    const asRead: Filter<TokenDocument> = { ...key, created_at: token.createdAt, ...atVersion(token.version), ...liveTokenFilter(now) };
+    const replaced = async (filter: Filter<TokenDocument>, replacement: TokenDocument): Promise<boolean> =>
+      (await this.tokens.replaceOne(filter, replacement)).matchedCount === 1;
+    const claimed = { ...asRead, dedup_claim: true as const };
+    if (
+      (await replaced({ ...asRead, dedup_claim: { $exists: false } }, doc)) ||
+      (await replaced({ ...claimed, type: token.type, fingerprint: token.fingerprint }, { ...doc, dedup_claim: true })) ||
+      (await replaced(claimed, doc))
+    ) {
+      return { status: 'updated' };
+    }
+    const live = await this.tokens.findOne({ ...key, ...liveTokenFilter(now) }, { projection: { _id: 1 } });
+    return live ? { status: 'conflict' } : { status: 'gone' };
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {
@@ -84,14 +96,20 @@ export class MongoTokenRepository implements TokenRepository {
     return (await this.tokens.deleteMany(expiredBy(now))).deletedCount;
   }
 
+  /** Matches the document only as it was read, like `update`, and moves its version on by one. */
   async eraseCvc(token: StoredToken, sealedData: Uint8Array): Promise<boolean> {
-    const filter = {
+    const filter: Filter<TokenDocument> = {
       tenant_id: token.tenantId,
       id: token.id,
-      modified_at: token.modifiedAt ?? null,
+      created_at: token.createdAt,
+      ...atVersion(token.version),
       cvc_expires_at: { $exists: true },
     };
-    const result = await this.tokens.updateOne(filter, { $set: { sealed_data: toBinary(sealedData) }, $unset: { cvc_expires_at: '' } });
+    // The filter pins the version, so setting the next one is an increment that also works on a document without one.
+    const result = await this.tokens.updateOne(filter, {
+      $set: { sealed_data: toBinary(sealedData), version: token.version + 1 },
+      $unset: { cvc_expires_at: '' },
+    });
     return result.modifiedCount === 1;
   }
 

@@ -1,4 +1,4 @@
-import type { Binary, ObjectId } from 'mongodb';
+import type { Binary, Filter, ObjectId } from 'mongodb';
 import type { Metadata, StoredToken, TokenTypeName } from '@svc/core';
 import { compact, fromBinary, optional, toBinary } from './documents';
 
@@ -40,6 +40,11 @@ export interface TokenDocument {
   expires_at?: Date | null;
   cvc_expires_at?: Date | null;
   /**
+   * How many times the token was rewritten (see StoredToken.version); writes compare it and add one. Documents written
+   * before versions existed have none, which counts as 0.
+   */
+  version?: number;
+  /**
    * Set on a token created with deduplication: a unique partial index on `{ tenant_id, type, fingerprint }` over
    * the claiming tokens makes concurrent deduplicated creates, in any number of processes, yield one token.
    */
@@ -52,6 +57,12 @@ export interface TokenDocument {
  */
 export function metadataPair(key: string, value: string): string {
   return `${JSON.stringify(key.toLowerCase())}\u0000${JSON.stringify(value.toLowerCase())}`;
+}
+
+/** Matches a token document at `version`; one written before versions existed has none and is at 0. */
+export function atVersion(version: number): Filter<TokenDocument> {
+  // `null` in `$in` matches a missing field; the driver's types only allow the field's own type there.
+  return version === 0 ? ({ version: { $in: [0, null] } } as Filter<TokenDocument>) : { version };
 }
 
 export function toTokenDocument(token: StoredToken, options: { readonly dedupClaim: boolean }): TokenDocument {
@@ -77,6 +88,7 @@ export function toTokenDocument(token: StoredToken, options: { readonly dedupCla
     modified_at: token.modifiedAt,
     expires_at: token.expiresAt,
     cvc_expires_at: token.cvcExpiresAt,
+    version: token.version,
     dedup_claim: options.dedupClaim ? true : undefined,
   });
 }
@@ -102,5 +114,6 @@ export function fromTokenDocument(doc: TokenDocument): StoredToken {
     modifiedAt: optional(doc.modified_at),
     expiresAt: optional(doc.expires_at),
     cvcExpiresAt: optional(doc.cvc_expires_at),
+    version: doc.version ?? 0,
   };
 }

@@ -123,6 +123,10 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER applications_deleted AFTER DELETE ON applications
     BEGIN UPDATE application_changes SET n = n + 1 WHERE id = 1; END;
   `,
+  // Token writes compare-and-set on the version they read (see TokenRepository.update); tokens stored before start at 0.
+  `
+  ALTER TABLE tokens ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */

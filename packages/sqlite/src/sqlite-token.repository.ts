@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { CreateTokenOutcome, Page, PageRequest, StoredToken, TokenQuery, TokenRepository } from '@svc/core';
+import type { CreateTokenOutcome, Page, PageRequest, StoredToken, TokenQuery, TokenRepository, UpdateTokenOutcome } from '@svc/core';
 import { offsetOf } from '@svc/core';
 import { compileTokenQuery, type ProbedLeaf, prefixEnd } from './token-query-sql';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toStoredToken } from './token-rows';
@@ -54,8 +54,9 @@ export class SqliteTokenRepository implements TokenRepository {
     return row && toStoredToken(row);
   }
 
-  update(token: StoredToken): Promise<boolean> {
-    return this.writer.run({ op: 'update', token }) as Promise<boolean>;
+  /** Compare-and-set inside the writer's transaction: `UPDATE … WHERE version = ?` matches the row only as it was read. */
+  update(token: StoredToken, now: Date): Promise<UpdateTokenOutcome> {
+    return this.writer.run({ op: 'update', token, now: now.getTime() }) as Promise<UpdateTokenOutcome>;
   }
 
   delete(tenantId: string, id: string): Promise<boolean> {
@@ -111,8 +112,8 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   eraseCvc(token: StoredToken, sealedData: Uint8Array): Promise<boolean> {
-    const modifiedAt = token.modifiedAt ? token.modifiedAt.getTime() : null;
-    return this.writer.run({ op: 'eraseCvc', tenantId: token.tenantId, id: token.id, sealedData, modifiedAt }) as Promise<boolean>;
+    const { tenantId, id, version } = token;
+    return this.writer.run({ op: 'eraseCvc', tenantId, id, sealedData, version, createdAt: token.createdAt.getTime() }) as Promise<boolean>;
   }
 
   async findCvcDue(now: Date, limit: number): Promise<readonly StoredToken[]> {

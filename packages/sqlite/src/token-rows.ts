@@ -23,6 +23,8 @@ export interface TokenRow {
   expires_at: number | null;
   cvc_expires_at: number | null;
   metadata_index: string;
+  /** The version the token was read at (see StoredToken.version): stored by an insert, compared by an update. */
+  version: number;
 }
 
 /**
@@ -47,13 +49,14 @@ export type IndexedTuple = [
   modified_at: number | null,
   expires_at: number | null,
   cvc_expires_at: number | null,
+  version: number,
   index_hashes: string | null,
 ];
 
 /** The columns of `IndexedTuple`, in its order, with the blind-index hashes folded into the last one. */
 export const TOKEN_COLUMNS = `t.tenant_id, t.id, t.type, t.sealed_data, t.mask, t.containers, t.metadata, t.search_indexes,
   t.fingerprint_expression, t.fingerprint, t.deduplicate_token, t.created_by, t.created_at, t.modified_by, t.modified_at,
-  t.expires_at, t.cvc_expires_at,
+  t.expires_at, t.cvc_expires_at, t.version,
   (SELECT group_concat(h.hash) FROM token_index_hashes h WHERE h.tenant_id = t.tenant_id AND h.token_id = t.id) AS index_hashes`;
 
 /** Prepares a `SELECT ${TOKEN_COLUMNS} …` so that it returns `IndexedTuple`s. */
@@ -63,7 +66,7 @@ export function selectTokens(db: Database, sql: string): Statement {
 
 export function toStoredToken(row: IndexedTuple): StoredToken {
   const [tenantId, id, type, sealedData, mask, containers, metadata, searchIndexes, fingerprintExpression, fingerprint,
-    dedup, createdBy, createdAt, modifiedBy, modifiedAt, expiresAt, cvcExpiresAt, indexHashes] = row;
+    dedup, createdBy, createdAt, modifiedBy, modifiedAt, expiresAt, cvcExpiresAt, version, indexHashes] = row;
   return {
     id,
     tenantId,
@@ -83,6 +86,7 @@ export function toStoredToken(row: IndexedTuple): StoredToken {
     modifiedAt: date(modifiedAt),
     expiresAt: date(expiresAt),
     cvcExpiresAt: date(cvcExpiresAt),
+    version,
   };
 }
 
@@ -107,6 +111,7 @@ export function toRow(t: StoredToken): TokenRow {
     expires_at: ms(t.expiresAt),
     cvc_expires_at: ms(t.cvcExpiresAt),
     metadata_index: metadataIndex(t.metadata),
+    version: t.version,
   };
 }
 

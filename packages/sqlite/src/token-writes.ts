@@ -1,13 +1,21 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { CreateTokenOutcome, StoredToken } from '@svc/core';
+import type { CreateTokenOutcome, StoredToken, UpdateTokenOutcome } from '@svc/core';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toRow, toStoredToken } from './token-rows';
 
 /** One token write, as data: it can run in this thread or be posted to the writer thread. */
 export type TokenWrite =
   | { readonly op: 'create'; readonly token: StoredToken; readonly deduplicate: boolean; readonly now: number }
-  | { readonly op: 'update'; readonly token: StoredToken }
+  | { readonly op: 'update'; readonly token: StoredToken; readonly now: number }
   | { readonly op: 'delete'; readonly tenantId: string; readonly id: string }
-  | { readonly op: 'eraseCvc'; readonly tenantId: string; readonly id: string; readonly sealedData: Uint8Array; readonly modifiedAt: number | null }
+  | {
+      readonly op: 'eraseCvc';
+      readonly tenantId: string;
+      readonly id: string;
+      readonly sealedData: Uint8Array;
+      /** The version and creation time the token was read at: the erasure is refused when either changed. */
+      readonly version: number;
+      readonly createdAt: number;
+    }
   | { readonly op: 'deleteMany'; readonly keys: ReadonlyArray<{ readonly tenant_id: string; readonly id: string }> };
 
 /**
@@ -27,9 +35,12 @@ export class TokenWrites {
   private readonly byFingerprint: Statement;
 
   constructor(db: Database) {
-    this.insertToken = db.prepare(`INSERT INTO tokens VALUES (@tenant_id, @id, @type, @sealed_data, @mask, @container,
-      @containers, @metadata, @search_indexes, @fingerprint_expression, @fingerprint, @deduplicate_token, @created_by,
-      @created_at, @modified_by, @modified_at, @expires_at, @cvc_expires_at, @metadata_index)`);
+    this.insertToken = db.prepare(`INSERT INTO tokens (tenant_id, id, type, sealed_data, mask, container, containers,
+      metadata, search_indexes, fingerprint_expression, fingerprint, deduplicate_token, created_by, created_at,
+      modified_by, modified_at, expires_at, cvc_expires_at, metadata_index, version)
+      VALUES (@tenant_id, @id, @type, @sealed_data, @mask, @container, @containers, @metadata, @search_indexes,
+      @fingerprint_expression, @fingerprint, @deduplicate_token, @created_by, @created_at, @modified_by, @modified_at,
+      @expires_at, @cvc_expires_at, @metadata_index, @version)`);
     this.insertHash = db.prepare('INSERT OR IGNORE INTO token_index_hashes (tenant_id, hash, token_id) VALUES (?, ?, ?)');
     this.insertMetadata = db.prepare('INSERT OR IGNORE INTO token_metadata (tenant_id, key, value, token_id) VALUES (?, ?, ?, ?)');
     this.deleteHashes = db.prepare('DELETE FROM token_index_hashes WHERE tenant_id = ? AND token_id = ?');
@@ -39,10 +50,11 @@ export class TokenWrites {
       containers = @containers, metadata = @metadata, search_indexes = @search_indexes,
       fingerprint_expression = @fingerprint_expression, fingerprint = @fingerprint, deduplicate_token = @deduplicate_token,
       modified_by = @modified_by, modified_at = @modified_at, expires_at = @expires_at, cvc_expires_at = @cvc_expires_at,
-      metadata_index = @metadata_index
-      WHERE tenant_id = @tenant_id AND id = @id`);
-    this.replaceSealed = db.prepare(`UPDATE tokens SET sealed_data = ?, cvc_expires_at = NULL
-      WHERE tenant_id = ? AND id = ? AND modified_at IS ? AND cvc_expires_at IS NOT NULL`);
+      metadata_index = @metadata_index, version = version + 1
+      WHERE tenant_id = @tenant_id AND id = @id AND version = @version AND created_at = @created_at
+        AND (expires_at IS NULL OR expires_at > @now)`);
+    this.replaceSealed = db.prepare(`UPDATE tokens SET sealed_data = ?, cvc_expires_at = NULL, version = version + 1
+      WHERE tenant_id = ? AND id = ? AND version = ? AND created_at = ? AND cvc_expires_at IS NOT NULL`);
     // undefined: no row with this id; null or a time: a row, live unless that time has passed.
     this.idExpiry = db.prepare('SELECT expires_at FROM tokens WHERE tenant_id = ? AND id = ?').pluck();
     this.byFingerprint = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ?
@@ -54,11 +66,11 @@ export class TokenWrites {
       case 'create':
         return this.create(write.token, write.deduplicate, write.now);
       case 'update':
-        return this.update(write.token);
+        return this.update(write.token, write.now);
       case 'delete':
         return this.remove(write.tenantId, write.id);
       case 'eraseCvc':
-        return this.replaceSealed.run(Buffer.from(write.sealedData), write.tenantId, write.id, write.modifiedAt).changes === 1;
+        return this.replaceSealed.run(Buffer.from(write.sealedData), write.tenantId, write.id, write.version, write.createdAt).changes === 1;
       case 'deleteMany':
         write.keys.forEach((k) => this.remove(k.tenant_id, k.id));
         return write.keys.length;
@@ -79,12 +91,16 @@ export class TokenWrites {
     return { status: 'created' };
   }
 
-  private update(token: StoredToken): boolean {
-    if (this.replaceRow.run(toRow(token)).changes !== 1) return false;
+  /** Compare-and-set: the UPDATE matches only the row as it was read; when it matches none, the row says why. */
+  private update(token: StoredToken, now: number): UpdateTokenOutcome {
+    if (this.replaceRow.run({ ...toRow(token), now }).changes !== 1) {
+      const expiry = this.idExpiry.get(token.tenantId, token.id) as number | null | undefined;
+      return expiry === undefined || (expiry !== null && expiry <= now) ? { status: 'gone' } : { status: 'conflict' };
+    }
     this.deleteHashes.run(token.tenantId, token.id);
     this.deleteMetadata.run(token.tenantId, token.id);
     this.insertSideRows(token);
-    return true;
+    return { status: 'updated' };
   }
 
   private remove(tenantId: string, id: string): boolean {

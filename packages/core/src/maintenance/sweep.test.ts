@@ -16,11 +16,15 @@ function tokenStore(initial: StoredToken[]): TokenRepository & { rows: Map<strin
     rows,
     create: async () => ({ status: 'created' }),
     findById: async (_tenant, id) => rows.get(id),
-    update: async (t) => (rows.set(t.id, t), true),
+    update: async (t) => {
+      if (rows.get(t.id)?.version !== t.version) return { status: 'conflict' };
+      rows.set(t.id, { ...t, version: t.version + 1 });
+      return { status: 'updated' };
+    },
     eraseCvc: async (t, sealedData) => {
       const current = rows.get(t.id);
-      if (!current || current.modifiedAt?.getTime() !== t.modifiedAt?.getTime()) return false;
-      rows.set(t.id, { ...current, sealedData, cvcExpiresAt: undefined });
+      if (!current || current.version !== t.version) return false;
+      rows.set(t.id, { ...current, sealedData, cvcExpiresAt: undefined, version: current.version + 1 });
       return true;
     },
     delete: async (_tenant, id) => rows.delete(id),
@@ -58,5 +62,29 @@ describe('Sweep', () => {
     expect(stored.cvcExpiresAt).toBeUndefined();
     expect(keys.open(stored.id, stored.sealedData)).toEqual({ number: '4242424242424242', expiration_month: 1, expiration_year: 2030 });
     expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0 });
+  });
+
+  it('leaves a token updated after the sweeper read it to a later sweep, with the update kept', async () => {
+    const clock = new FixedClock('2026-01-01T02:00:00.000Z');
+    const keyring = new Keyring({ dataKeys: createMemoryStoreForCore(), random: new CryptoRandomSource(), clock, masterKey: Buffer.alloc(32, 1) });
+    const keys = await keyring.forTenant('t');
+    const card = { number: '4242424242424242', expiration_month: 1, expiration_year: 2030, cvc: '987' };
+    const due = aStoredToken().inTenant('t').with({ type: 'card', cvcExpiresAt: new Date('2026-01-01T01:00:00.000Z') }).build();
+    const tokens = tokenStore([{ ...due, sealedData: keys.seal(due.id, card) }]);
+    const findCvcDue = tokens.findCvcDue;
+    // An update lands between the sweeper's read and its erasure, in the same millisecond as the read.
+    tokens.findCvcDue = async (now, limit) => {
+      const read = await findCvcDue(now, limit);
+      const current = tokens.rows.get(due.id)!;
+      await tokens.update({ ...current, metadata: { updated: 'yes' }, modifiedAt: now }, now);
+      tokens.findCvcDue = findCvcDue;
+      return read;
+    };
+    const sweep = new Sweep({ applications: noApplications, tokens, sessions: noSessions, keyring, clock });
+
+    expect((await sweep.execute()).cvcs).toBe(0);
+    expect(tokens.rows.get(due.id)?.metadata).toEqual({ updated: 'yes' });
+    expect((await sweep.execute()).cvcs).toBe(1);
+    expect(tokens.rows.get(due.id)?.metadata).toEqual({ updated: 'yes' });
   });
 });

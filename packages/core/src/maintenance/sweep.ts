@@ -44,7 +44,8 @@ export class Sweep {
         const data = withoutCvc(stored.type, openToken(keys, stored).data);
         if (await this.deps.tokens.eraseCvc(stored, keys.seal(stored.id, data))) erased++;
       }
-      // A token modified meanwhile keeps its deadline (the update re-sealed it) and is picked up on the next sweep.
+      // A token rewritten since it was read (its version moved on) is left alone: the erasure would overwrite that
+      // write. It keeps its deadline (the update re-sealed it) and is picked up on the next sweep.
       cvcs += erased;
       if (due.length < CVC_BATCH || erased === 0) break;
     }

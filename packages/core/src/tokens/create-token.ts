@@ -62,7 +62,7 @@ export class CreateToken {
       createdAt: now,
       expiresAt,
     };
-    const outcome = await this.deps.tokens.create(sealToken(keys, token, materials, this.deps.policy), {
+    const outcome = await this.deps.tokens.create(sealToken(keys, token, materials, this.deps.policy, 0), {
       deduplicate: input.deduplicateToken === true,
       now,
     });

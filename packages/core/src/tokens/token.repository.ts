@@ -8,19 +8,40 @@ export type CreateTokenOutcome =
   /** Deduplication found a live token of the same tenant, type and fingerprint. */
   | { readonly status: 'existing'; readonly token: StoredToken };
 
+/** What {@link TokenRepository.update} did. Only `updated` wrote anything. */
+export type UpdateTokenOutcome =
+  /** The token was replaced and is now at version `token.version + 1`. */
+  | { readonly status: 'updated' }
+  /**
+   * The stored token is not the one the caller read: another write moved its version on, or it was deleted and a new
+   * token created under its id. Read it again, reapply the change and retry.
+   */
+  | { readonly status: 'conflict' }
+  /** No live token of that tenant has the id: it never existed, was deleted, or has expired at `now`. */
+  | { readonly status: 'gone' };
+
 /**
  * Stores sealed tokens. Ids are unique per tenant. Reads never return a token whose expiresAt has passed
  * (`now` is passed in so the clock stays a port). Stores never see plaintext data.
  */
 export interface TokenRepository {
   /**
-   * Inserts `token`. With `deduplicate`, first looks for a live token of the same tenant, type and fingerprint and
-   * returns it instead; the look-up and the insert are atomic, so concurrent creates yield one token.
+   * Inserts `token`, at the version it carries (use cases create at 0). With `deduplicate`, first looks for a live
+   * token of the same tenant, type and fingerprint and returns it instead; the look-up and the insert are atomic, so
+   * concurrent creates yield one token. Of concurrent creates of one id, one is `created`, the others `duplicate_id`.
    */
   create(token: StoredToken, options: { readonly deduplicate: boolean; readonly now: Date }): Promise<CreateTokenOutcome>;
   findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined>;
-  /** Replaces a live token; false when it is gone. */
-  update(token: StoredToken): Promise<boolean>;
+  /**
+   * Compare-and-set. Replaces the stored token by `token` only while the stored one is still the one the caller read:
+   * live at `now`, at version `token.version` and created at `token.createdAt` (a token deleted and created again under
+   * the same id is another token, whatever its version). The replacement is stored at version `token.version + 1`.
+   * The check and the write are one atomic step, also across processes: of concurrent updates made from the same read,
+   * exactly one is `updated` and the others are `conflict`, so no update silently overwrites another. An update never
+   * creates a token.
+   */
+  update(token: StoredToken, now: Date): Promise<UpdateTokenOutcome>;
+  /** Removes the token; true when this call removed it (of concurrent deletes of one token, exactly one). */
   delete(tenantId: string, id: string): Promise<boolean>;
   /**
    * Live tokens of a tenant matching `query` (data terms already blinded), newest first (created_at, then id, both
@@ -31,7 +52,9 @@ export interface TokenRepository {
   deleteExpired(now: Date): Promise<number>;
   /**
    * Replaces the sealed data of `token` (as read from `findCvcDue`) by `sealedData` and clears its cvc deadline, unless
-   * the token was modified since it was read: the sweeper never overwrites an update. True when replaced.
+   * the token was rewritten since it was read (the same version and creation check as `update`): the sweeper never
+   * overwrites an update. A replacement moves the version on by one, so an update made from a read before the erasure
+   * is a `conflict` and cannot bring the cvc back. True when replaced.
    */
   eraseCvc(token: StoredToken, sealedData: Uint8Array): Promise<boolean>;
   /** Up to `limit` tokens whose cvc is due for erasure at `now`. */

@@ -40,6 +40,12 @@ export interface StoredToken extends TokenAttributes {
   readonly indexHashes: readonly string[];
   /** When the card cvc inside the sealed data must be erased; undefined when there is none. */
   readonly cvcExpiresAt?: Date | undefined;
+  /**
+   * How many times the stored token has been rewritten: 0 when created, one more after every update and cvc erasure.
+   * Not secret and not shown by the API. A write names the version it read and the store refuses it when the token
+   * has moved on (compare-and-set), so a write based on a stale read is refused rather than lost.
+   */
+  readonly version: number;
 }
 
 export function isTokenExpired(token: TokenAttributes, now: Date): boolean {

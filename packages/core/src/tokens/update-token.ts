@@ -1,8 +1,9 @@
-import { ForbiddenError, NotFoundError } from '../shared/errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors';
 import { mergePatch } from '../shared/merge-patch';
 import { requireTokenPermission, requireTransform, transformFor } from '../access/evaluate-access';
 import type { Actor } from '../auth/actor';
-import type { Token } from './token';
+import type { TenantKeys } from '../crypto/tenant-keys';
+import type { StoredToken, Token } from './token';
 import type { TokenDeps } from './token-deps';
 import { resolveContainers, resolveMask, resolveSearchIndexes, validateMetadata } from './token-fields';
 import { parseTokenExpiry } from './token-expiry';
@@ -29,11 +30,30 @@ export interface UpdateTokenInput {
 
 const has = (input: object, key: string): boolean => Object.prototype.hasOwnProperty.call(input, key);
 
+/**
+ * Rounds of read, merge and compare-and-set before an update gives up. Each round one of the writers racing on a token
+ * wins, so this many concurrent writers on one token all get through; past that the update answers a conflict, never
+ * a lost update.
+ */
+export const MAX_UPDATE_ATTEMPTS = 50;
+
 export class UpdateToken {
   constructor(private readonly deps: TokenDeps) {}
 
   async execute(actor: Actor, id: string, input: UpdateTokenInput): Promise<TokenView> {
     requireTokenPermission(actor, 'token:update');
+    for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+      const view = await this.attempt(actor, id, input);
+      if (view) return view;
+    }
+    throw new ConflictError('TOKEN_UPDATE_CONFLICT', 'The token kept changing under concurrent updates; send the update again.');
+  }
+
+  /**
+   * One read-modify-write: the patch is applied to the token as stored now, and access is checked on it. Undefined
+   * when the token changed between the read and the write, so that nothing was written and the caller tries again.
+   */
+  private async attempt(actor: Actor, id: string, input: UpdateTokenInput): Promise<TokenView | undefined> {
     const now = this.deps.clock.now();
     const stored = await loadToken(this.deps, actor, id, now);
     requireTransform(actor, 'token:update', stored);
@@ -46,6 +66,22 @@ export class UpdateToken {
       throw new ForbiddenError('Changing how a token is masked, fingerprinted or indexed needs reveal access to it.');
     }
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
+    const { updated, sealed } = this.patched(actor, keys, stored, input, now);
+    const outcome = await this.deps.tokens.update(sealed, now);
+    if (outcome.status === 'conflict') return undefined;
+    if (outcome.status === 'gone') throw new NotFoundError('token');
+    // The response shows what the caller may read, not what its update rule says: the merged data is not all theirs.
+    return viewToken(this.deps.expressions, updated, readTransform ?? 'redact', this.deps.policy, now);
+  }
+
+  /** The stored token with the patch applied, in plaintext (for the response) and sealed at the version it was read. */
+  private patched(
+    actor: Actor,
+    keys: TenantKeys,
+    stored: StoredToken,
+    input: UpdateTokenInput,
+    now: Date,
+  ): { readonly updated: Token; readonly sealed: StoredToken } {
     const current = openToken(keys, stored);
     const type = tokenType(current.type);
 
@@ -55,7 +91,7 @@ export class UpdateToken {
       ? validateMetadata((input.metadata === null ? {} : mergePatch(current.metadata, input.metadata)) as Record<string, string>)
       : current.metadata;
     const containers = input.containers === undefined ? current.containers : resolveContainers(type, input.containers);
-    if (input.containers !== undefined) requireTransform(actor, 'token:update', { id, containers });
+    if (input.containers !== undefined) requireTransform(actor, 'token:update', { id: current.id, containers });
     const fingerprintExpression = input.fingerprintExpression ?? current.fingerprintExpression;
     const searchIndexes = input.searchIndexes === undefined ? (current.searchIndexes ?? []) : resolveSearchIndexes(type, input.searchIndexes);
     const patchedMask = has(input, 'mask') ? (input.mask === null ? undefined : mergePatch(current.mask, input.mask)) : current.mask;
@@ -81,9 +117,6 @@ export class UpdateToken {
       modifiedAt: now,
       expiresAt,
     };
-    const sealed = sealToken(keys, updated, materials, this.deps.policy);
-    if (!(await this.deps.tokens.update(sealed))) throw new NotFoundError('token');
-    // The response shows what the caller may read, not what its update rule says: the merged data is not all theirs.
-    return viewToken(this.deps.expressions, updated, readTransform ?? 'redact', this.deps.policy, now);
+    return { updated, sealed: sealToken(keys, updated, materials, this.deps.policy, stored.version) };
   }
 }

@@ -123,7 +123,7 @@ export function describeSearchContract(open: () => Promise<Store>): void {
 
     it('follows updates of metadata and index hashes', async () => {
       const t3 = (await store().tokens.findById(T1, 't3', NOW))!;
-      await store().tokens.update({ ...t3, metadata: { Plan: 'Gold' }, indexHashes: ['h-new'] });
+      expect(await store().tokens.update({ ...t3, metadata: { Plan: 'Gold' }, indexHashes: ['h-new'] }, NOW)).toEqual({ status: 'updated' });
       expect(await ids('metadata.plan:gold')).toEqual(['t3', 't2']);
       expect(await ids({ kind: 'data', value: 'h-ssn' })).toEqual([]);
       expect(await ids({ kind: 'data', value: 'h-new' })).toEqual(['t3']);

@@ -1,5 +1,7 @@
 import type { Store } from '../../src/shared/store';
 import { aStoredToken } from '../builders';
+import { describeTokenUpdateContract } from './token-updates.contract';
+import { describeTokenWriteContract } from './token-writes.contract';
 import { useStore } from './use-store';
 
 const T1 = '11111111-0000-4000-8000-000000000001';
@@ -60,7 +62,7 @@ export function describeTokenContract(open: () => Promise<Store>): void {
       expect(bytes((await store().tokens.findById(T1, 'same-id', NOW))!.sealedData)).toEqual([1]);
       expect(await store().tokens.delete(T2, 'same-id')).toBe(true);
       expect(await store().tokens.findById(T1, 'same-id', NOW)).toBeDefined();
-      expect(await store().tokens.update({ ...theirs, metadata: { a: 'b' } })).toBe(false);
+      expect(await store().tokens.update({ ...theirs, metadata: { a: 'b' } }, NOW)).toEqual({ status: 'gone' });
     });
 
     it('refuses a duplicate id in one tenant', async () => {
@@ -115,11 +117,11 @@ export function describeTokenContract(open: () => Promise<Store>): void {
       const token = aStoredToken().inTenant(T1).with({ indexHashes: ['a', 'b'] }).build();
       await store().tokens.create(token, opts);
       const updated = { ...token, indexHashes: ['c'], metadata: { k: 'v' }, modifiedAt: NOW, modifiedBy: 'x' };
-      expect(await store().tokens.update(updated)).toBe(true);
+      expect(await store().tokens.update(updated, NOW)).toEqual({ status: 'updated' });
       const found = await store().tokens.findById(T1, token.id, NOW);
       expect(found?.indexHashes).toEqual(['c']);
       expect(found?.metadata).toEqual({ k: 'v' });
-      expect(await store().tokens.update(aStoredToken().inTenant(T1).build())).toBe(false);
+      expect(await store().tokens.update(aStoredToken().inTenant(T1).build(), NOW)).toEqual({ status: 'gone' });
     });
 
     it('deletes a token once', async () => {
@@ -148,7 +150,7 @@ export function describeTokenContract(open: () => Promise<Store>): void {
       for (const t of [due, due2, later]) await store().tokens.create(t, opts);
       expect((await store().tokens.findCvcDue(NOW, 10)).map((t) => t.id).sort()).toEqual([due.id, due2.id].sort());
       expect(await store().tokens.findCvcDue(NOW, 1)).toHaveLength(1);
-      await store().tokens.update({ ...due, cvcExpiresAt: undefined });
+      await store().tokens.update({ ...due, cvcExpiresAt: undefined }, NOW);
       expect((await store().tokens.findCvcDue(NOW, 10)).map((t) => t.id)).toEqual([due2.id]);
     });
   });
@@ -170,11 +172,14 @@ export function describeTokenContract(open: () => Promise<Store>): void {
       const due = aStoredToken().inTenant(T1).with({ cvcExpiresAt: NOW, sealedData: Uint8Array.from([1]) }).build();
       await store().tokens.create(due, opts);
       const [read] = await store().tokens.findCvcDue(NOW, 10);
-      await store().tokens.update({ ...due, sealedData: Uint8Array.from([7]), modifiedAt: NOW, modifiedBy: 'someone' });
+      await store().tokens.update({ ...due, sealedData: Uint8Array.from([7]), modifiedAt: NOW, modifiedBy: 'someone' }, NOW);
       expect(await store().tokens.eraseCvc(read!, Uint8Array.from([2]))).toBe(false);
       expect(bytes((await store().tokens.findById(T1, due.id, NOW))!.sealedData)).toEqual([7]);
     });
   });
+
+  describeTokenWriteContract(store);
+  describeTokenUpdateContract(store);
 
   describe('data keys', () => {
     it('keeps the first key stored for a tenant', async () => {
