@@ -138,9 +138,9 @@ describeWithServer('MongoDB store against a server', () => {
     it('keeps the claim through updates that keep the fingerprint, and releases it when the fingerprint changes', async () => {
       const token = aStoredToken().inTenant('t1').with({ fingerprint: 'fp1' }).build();
       await store.tokens.create(token, { deduplicate: true, now: NOW });
-      expect(await store.tokens.update({ ...token, metadata: { k: 'v' } }, NOW)).toBe('updated');
+      expect(await store.tokens.update({ ...token, metadata: { k: 'v' } }, NOW)).toEqual({ status: 'updated' });
       expect(await claimOf('t1', token.id)).toBe(true);
-      expect(await store.tokens.update({ ...token, version: 1, fingerprint: 'fp2' }, NOW)).toBe('updated');
+      expect(await store.tokens.update({ ...token, version: 1, fingerprint: 'fp2' }, NOW)).toEqual({ status: 'updated' });
       expect(await claimOf('t1', token.id)).toBeUndefined();
       const again = await store.tokens.create(aStoredToken().inTenant('t1').with({ fingerprint: 'fp1' }).build(), { deduplicate: true, now: NOW });
       expect(again.status).toBe('created');
