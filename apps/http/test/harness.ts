@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { CreateTenant, ProvisionedTenant } from '@svc/core';
+import type { CreateTenant, ProvisionedTenant, Sweep, SweepReport } from '@svc/core';
 import { createMemoryStore } from '@svc/memory';
 import { openMongoStore } from '@svc/mongo';
 import { openSqliteStore } from '@svc/sqlite';
@@ -29,6 +29,8 @@ export interface Harness {
   /** The store under the app, for tests that check what a request did or did not change. */
   readonly store: Store;
   createTenant(name?: string): Promise<ProvisionedTenant>;
+  /** One run of the sweeper `svc serve` runs on a timer. */
+  sweep(): Promise<SweepReport>;
 }
 
 /** How to close and remove each SQLite file the harnesses of the running test file opened. */
@@ -77,7 +79,7 @@ export async function harness(env: Record<string, string> = {}, mailer?: Mailer)
   const createTenant = (name = 'Acme'): Promise<ProvisionedTenant> =>
     container.resolve<CreateTenant>(TOKENS.CreateTenant).execute({ name, ownerEmail: `owner@${name.toLowerCase()}.test` });
   const tenant = await createTenant();
-  return { app: createApp(container), clock, key: tenant.management.key, tenant, logLines, mailer: recording, store, createTenant };
+  return { app: createApp(container), clock, key: tenant.management.key, tenant, logLines, mailer: recording, store, createTenant, sweep: () => container.resolve<Sweep>(TOKENS.Sweep).execute() };
 }
 
 /** A supertest request with the key in SVC-API-KEY. */

@@ -212,7 +212,7 @@ describe('the invitation flow with real e-mail in the outbox', () => {
     expect(listed.body.data.map((m: { id: string }) => m.id)).toContain(member.body.id);
   });
 
-  it('keeps no invitation link on disk once it stops working: accepted, resent or deleted', async () => {
+  it('keeps no invitation link on disk once it stops working: accepted, resent, deleted or expired', async () => {
     const dir = mkdtempSync(join(outbox, 'links-'));
     const h = await harness({}, new NodemailerMailer({ from: 'svc <no-reply@vault.example.com>', outboxDir: dir }));
     const api = as(h.app, h.key);
@@ -234,6 +234,14 @@ describe('the invitation flow with real e-mail in the outbox', () => {
     const bob = (await api.post('/tenants/self/invitations').send({ email: 'bob@example.com' }).expect(201)).body;
     expect(await links()).toHaveLength(1);
     await api.delete(`/tenants/self/invitations/${bob.id}`).expect(204);
+    expect(readdirSync(dir)).toEqual([]);
+
+    await api.post('/tenants/self/invitations').send({ email: 'cy@example.com' }).expect(201);
+    h.clock.advanceMinutes(72 * 60 - 1);
+    expect((await h.sweep()).invitationMessages).toBe(0);
+    expect(await links()).toHaveLength(1);
+    h.clock.advanceMinutes(1);
+    expect((await h.sweep()).invitationMessages).toBe(1);
     expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import type { TokenRepository } from '../tokens/token.repository';
 import { openToken } from '../tokens/token-sealing';
 import { withoutCvc } from '../tokens/token-types';
 import type { SessionRepository } from '../sessions/session';
+import type { Mailer } from '../invitations/mailer';
 
 /** What one sweep removed. */
 export interface SweepReport {
@@ -12,6 +13,8 @@ export interface SweepReport {
   readonly tokens: number;
   readonly cvcs: number;
   readonly sessions: number;
+  /** Kept copies of invitation messages whose links expired (the development outbox). */
+  readonly invitationMessages: number;
 }
 
 export interface SweepDeps {
@@ -19,13 +22,15 @@ export interface SweepDeps {
   readonly tokens: TokenRepository;
   readonly sessions: SessionRepository;
   readonly keyring: Keyring;
+  readonly mailer: Mailer;
   readonly clock: Clock;
 }
 
 const CVC_BATCH = 500;
 
 /**
- * Erases what time has made dead: expired applications, tokens and sessions, and card cvcs past their retention. Reads
+ * Erases what time has made dead: expired applications, tokens and sessions, card cvcs past their retention, and kept
+ * copies of invitation e-mails whose links expired. Reads
  * already treat all of these as gone, so the sweeper only reclaims storage; running it late or twice is harmless.
  */
 export class Sweep {
@@ -50,6 +55,7 @@ export class Sweep {
       if (due.length < CVC_BATCH || erased === 0) break;
     }
     const sessions = await this.deps.sessions.deleteExpired(now);
-    return { applications, tokens, cvcs, sessions };
+    const invitationMessages = await this.deps.mailer.discardExpired(now);
+    return { applications, tokens, cvcs, sessions, invitationMessages };
   }
 }
