@@ -2,9 +2,10 @@ import { parseArgs } from 'node:util';
 import { BOOTSTRAP_FLAG, type CreateTenant, DomainError, type Keyring, type Store, ValidationError } from '@svc/core';
 import { replaceMasterKeyFile } from './config/master-key';
 import { ConfigError } from './config/config';
-import { loadConfig } from './config/load-config';
+import { duration, loadConfig } from './config/load-config';
 import { createContainer, openStore } from './container';
 import { presentProvisionedTenant } from './http/presenters/tenant.presenter';
+import type { Logger } from './logger';
 import { startServer } from './server';
 import { TOKENS } from './tokens';
 
@@ -16,19 +17,45 @@ const USAGE = `Usage:
   svc help                                          this text
 `;
 
+/**
+ * Serves until SIGTERM or SIGINT, then drains (see RunningServer.close) and exits 0; 1 when the drain outlived
+ * SVC_SHUTDOWN_TIMEOUT (default 10s) and connections had to be cut, when the store failed to close, or on a second
+ * signal, which exits at once.
+ */
 async function serve(): Promise<number | undefined> {
-  const server = await startServer(loadConfig());
-  const shutdown = (signal: string): void => {
-    process.stdout.write(`svc: ${signal} received, shutting down\n`);
-    const force = setTimeout(() => process.exit(1), 10_000);
-    force.unref();
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+  const config = loadConfig();
+  // Read before the start, so a wrong value stops the start rather than the shutdown.
+  const deadlineMs = duration(process.env, 'SVC_SHUTDOWN_TIMEOUT', 10_000);
+  const server = await startServer(config);
+  const logger = server.container.resolve<Logger>(TOKENS.Logger);
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      logger.error('second signal during shutdown: exiting without draining', { signal });
+      process.exit(1);
+    }
+    stopping = true;
+    const started = performance.now();
+    const done = server.close({ deadlineMs });
+    logger.info('shutting down', { signal, deadline_ms: deadlineMs });
+    // Past the deadline the connections are cut; a store that then still does not close must not hold the exit.
+    setTimeout(() => {
+      logger.error('shutdown: the store did not close in time', { deadline_ms: deadlineMs });
+      process.exit(1);
+    }, deadlineMs + 5_000).unref();
+    done.then(
+      ({ forced }) => {
+        logger.info('shut down', { duration_ms: Math.round(performance.now() - started), forced });
+        process.exit(forced ? 1 : 0);
+      },
+      (error: unknown) => {
+        logger.error('shutdown failed', { error: error instanceof Error ? error.name : 'unknown' });
+        process.exit(1);
+      },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
   return undefined;
 }
 

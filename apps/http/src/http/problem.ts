@@ -48,6 +48,8 @@ export const HTTP_PROBLEMS = {
   unsupportedMediaType: { status: 415, type: `${BASE}unsupported-media-type`, title: 'Unsupported Media Type' },
   validation: { status: 400, type: `${BASE}validation`, title: 'One or more validation errors occurred.' },
   internal: { status: 500, type: `${BASE}internal`, title: 'Internal Server Error' },
+  // Answered by the server itself, outside Express: requests during shutdown.
+  unavailable: { status: 503, type: `${BASE}unavailable`, title: 'Service Unavailable' },
 } as const satisfies Record<string, ProblemKind>;
 
 /** An error raised by the HTTP edge itself (body too large, wrong content type, malformed JSON). */
