@@ -13,7 +13,7 @@ module.exports = {
       ...base,
       displayName: 'http on sqlite',
       setupFiles: [...base.setupFiles, '<rootDir>/test/on-sqlite.ts'],
-      testPathIgnorePatterns: [...base.testPathIgnorePatterns, '(process|server|readme|shutdown)\\.test\\.ts'],
+      testPathIgnorePatterns: [...base.testPathIgnorePatterns, '(process|server|readme|shutdown|client-errors)\\.test\\.ts'],
     },
   ],
 };

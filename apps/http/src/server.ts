@@ -1,9 +1,11 @@
 import {
   createServer,
   type IncomingMessage,
+  maxHeaderSize,
   type RequestListener,
   type Server,
   type ServerResponse,
+  STATUS_CODES,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -12,7 +14,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Config } from './config/config';
 import { type ContainerOverrides, createContainer, openStore } from './container';
 import { createApp } from './http/app';
-import { HTTP_PROBLEMS } from './http/problem';
+import { HTTP_PROBLEMS, type Problem } from './http/problem';
 import type { Logger } from './logger';
 import { TOKENS } from './tokens';
 
@@ -93,12 +95,18 @@ class Connections {
   constructor(
     readonly server: Server,
     app: RequestListener,
+    private readonly logger: Logger,
   ) {
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.handle(req, res, app));
     server.on('connection', (socket: Socket) => {
       this.open.set(socket, new Set());
       socket.once('close', () => this.open.delete(socket));
     });
+    server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => this.clientError(error, socket));
+    // Node destroys a CONNECT it has no listener for without a word; this server is not a proxy.
+    server.on('connect', (_req: IncomingMessage, socket: Duplex) =>
+      answerAndClose(socket, { ...HTTP_PROBLEMS.notImplemented, detail: 'This server is not a proxy: CONNECT is not implemented.' }),
+    );
   }
 
   /** Tracks the response, then hands the request to the app, or refuses it while draining. */
@@ -142,6 +150,88 @@ class Connections {
     }
     return { connections, responses };
   }
+
+  /**
+   * A request Node's HTTP parser refused (or a request that timed out) is answered with problem+json and its
+   * connection closed; a broken connection (ECONNRESET…) is just destroyed. Neither the request's bytes nor its
+   * header values ever reach the response or the logs: they may hold API keys.
+   */
+  private clientError(error: Error & { code?: string }, socket: Duplex): void {
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    const problem = parserProblem(error.code ?? '');
+    if (!problem || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    this.logger.info('client error', { code: error.code, status: problem.status });
+    const pending = [...(this.open.get(socket) ?? [])];
+    // Requests received whole before the broken one (pipelined) are answered first, in order, and the connection
+    // closes after them; the broken one goes unanswered, which tells the client it was not processed.
+    const earlier = pending.filter((res) => res.req.complete);
+    if (earlier.length > 0) {
+      for (const res of earlier) if (!res.headersSent) res.setHeader('Connection', 'close');
+      let left = earlier.length;
+      for (const res of earlier) res.once('close', () => --left === 0 && socket.destroy());
+      return;
+    }
+    // The broken request's own response may have begun (its body failed to parse): answer only if nothing went out.
+    if (pending.some((res) => res.headersSent)) socket.destroy();
+    else answerAndClose(socket, problem);
+  }
+}
+
+/** Sockets already handled for a parser error: the parser reports the error again for every later chunk. */
+const answered = new WeakSet<Duplex>();
+
+const MALFORMED: Readonly<Record<string, string>> = {
+  HPE_INVALID_METHOD: 'The request line is malformed or names a method this server does not know.',
+  HPE_INVALID_CONSTANT: 'The request line must be a method, a space, the request target, a space and HTTP/1.1.',
+  HPE_INVALID_URL: 'The request target is not valid.',
+  HPE_INVALID_VERSION: 'The request line must end with the HTTP version (HTTP/1.1) and CRLF.',
+  HPE_CR_EXPECTED: 'Every line of the request head must end with CRLF.',
+  HPE_LF_EXPECTED: 'Every line of the request head must end with CRLF.',
+  HPE_INVALID_HEADER_TOKEN:
+    'A header field is malformed: a character HTTP does not allow, a space before the colon, or an obsolete folded line.',
+  HPE_INVALID_CONTENT_LENGTH: 'Content-Length must be one decimal number and cannot come with Transfer-Encoding.',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'Content-Length must be one decimal number and cannot come with Transfer-Encoding.',
+  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding must end with chunked.',
+  HPE_INVALID_CHUNK_SIZE: 'A chunk size of the request body is not valid.',
+};
+
+/** The problem for an error code of Node's HTTP server; undefined for a broken connection (nothing to answer). */
+function parserProblem(code: string): Problem | undefined {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return { ...HTTP_PROBLEMS.headersTooLarge, detail: `The request line and header fields exceed ${maxHeaderSize} bytes.` };
+  }
+  if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') {
+    return { ...HTTP_PROBLEMS.payloadTooLarge, detail: 'The chunk extensions of the request body are too large.' };
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { ...HTTP_PROBLEMS.requestTimeout, detail: 'The request did not arrive in time.' };
+  if (!code.startsWith('HPE_')) return undefined;
+  return { ...HTTP_PROBLEMS.malformedRequest, detail: MALFORMED[code] ?? 'The request is not well-formed HTTP/1.1.' };
+}
+
+/**
+ * Writes one complete response on a socket no response was written to, then closes it. The socket stays open
+ * for reading a moment (at most a second) so that bytes the client is still sending do not turn the close into a
+ * reset that would discard the answer before the client reads it.
+ */
+function answerAndClose(socket: Duplex, problem: Problem): void {
+  const body = JSON.stringify(problem);
+  const head = [
+    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}`,
+    `Date: ${new Date().toUTCString()}`,
+    'Content-Type: application/problem+json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Cache-Control: no-store',
+    'X-Content-Type-Options: nosniff',
+    'Connection: close',
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  const linger = setTimeout(() => socket.destroy(), 1_000);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
 }
 
 /** A request that arrives during the drain was not processed: a client may send it again, to another instance. */
@@ -174,7 +264,7 @@ export async function startServer(
       .execute({ ownerEmail: config.ownerEmail, managementKey: config.bootstrapApiKey });
     if (bootstrapped) print(bootstrapBanner(bootstrapped, config.bootstrapApiKey !== undefined));
     stopSweeper = startSweeper(container.resolve<Sweep>(TOKENS.Sweep), config.sweepIntervalMs, logger);
-    connections = new Connections(createServer(), createApp(container));
+    connections = new Connections(createServer(), createApp(container), logger);
     connections.server.keepAliveTimeout = 65_000;
     const address = await listen(connections.server, config);
     url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;

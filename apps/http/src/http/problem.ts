@@ -48,7 +48,11 @@ export const HTTP_PROBLEMS = {
   unsupportedMediaType: { status: 415, type: `${BASE}unsupported-media-type`, title: 'Unsupported Media Type' },
   validation: { status: 400, type: `${BASE}validation`, title: 'One or more validation errors occurred.' },
   internal: { status: 500, type: `${BASE}internal`, title: 'Internal Server Error' },
-  // Answered by the server itself, outside Express: requests during shutdown.
+  // Answered by the server itself, outside Express: requests Node's HTTP parser refuses, and requests during shutdown.
+  malformedRequest: { status: 400, type: `${BASE}malformed-request`, title: 'Bad Request' },
+  requestTimeout: { status: 408, type: `${BASE}request-timeout`, title: 'Request Timeout' },
+  headersTooLarge: { status: 431, type: `${BASE}headers-too-large`, title: 'Request Header Fields Too Large' },
+  notImplemented: { status: 501, type: `${BASE}not-implemented`, title: 'Not Implemented' },
   unavailable: { status: 503, type: `${BASE}unavailable`, title: 'Service Unavailable' },
 } as const satisfies Record<string, ProblemKind>;
 
