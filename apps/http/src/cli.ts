@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { BOOTSTRAP_FLAG, type CreateTenant, DomainError, type Keyring, type Store, ValidationError } from '@svc/core';
 import { replaceMasterKeyFile } from './config/master-key';
 import { ConfigError } from './config/config';
-import { duration, loadConfig } from './config/load-config';
+import { loadConfig } from './config/load-config';
 import { createContainer, openStore } from './container';
 import { presentProvisionedTenant } from './http/presenters/tenant.presenter';
 import type { Logger } from './logger';
@@ -24,8 +24,7 @@ const USAGE = `Usage:
  */
 async function serve(): Promise<number | undefined> {
   const config = loadConfig();
-  // Read before the start, so a wrong value stops the start rather than the shutdown.
-  const deadlineMs = duration(process.env, 'SVC_SHUTDOWN_TIMEOUT', 10_000);
+  const deadlineMs = config.shutdownTimeoutMs;
   const server = await startServer(config);
   const logger = server.container.resolve<Logger>(TOKENS.Logger);
   let stopping = false;

@@ -27,6 +27,8 @@ export interface Config {
   readonly corsOrigins: readonly string[] | '*';
   /** Milliseconds between sweeps of expired objects. */
   readonly sweepIntervalMs: number;
+  /** Milliseconds a shutdown waits for responses in progress before it cuts their connections. */
+  readonly shutdownTimeoutMs: number;
 }
 
 /** A configuration value that cannot start the vault; the message names the variable. */

@@ -128,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     cvcRetentionMs: duration(env, 'SVC_CVC_RETENTION', 3_600_000),
     bodyLimitBytes: bytes(env, 'SVC_BODY_LIMIT', 1024 * 1024),
     sweepIntervalMs: duration(env, 'SVC_SWEEP_INTERVAL', 60_000),
+    shutdownTimeoutMs: duration(env, 'SVC_SHUTDOWN_TIMEOUT', 10_000),
     corsOrigins: corsOrigins(env),
     searchReaders: integer(env, 'SVC_SEARCH_READERS', 2, 0, 16),
   };

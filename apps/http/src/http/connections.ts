@@ -1,0 +1,120 @@
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Logger } from '../logger';
+import { answerAndClose, parserProblem } from './parser-errors';
+import { HTTP_PROBLEMS } from './problem';
+
+/**
+ * The server's connections, each with its responses not yet finished, so that a shutdown can drain them: stop
+ * listening, close idle keep-alive connections at once, let every response in progress finish with
+ * `Connection: close` (Node then closes its connection), answer requests that arrive meanwhile with a 503, and close
+ * a connection whose last response went out before the drain began as soon as that response is done.
+ */
+export class Connections {
+  private readonly open = new Map<Duplex, Set<ServerResponse>>();
+  private draining = false;
+
+  constructor(
+    readonly server: Server,
+    app: RequestListener,
+    private readonly logger: Logger,
+  ) {
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.handle(req, res, app));
+    server.on('connection', (socket: Socket) => {
+      this.open.set(socket, new Set());
+      socket.once('close', () => this.open.delete(socket));
+    });
+    server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => this.clientError(error, socket));
+    // Node destroys a CONNECT it has no listener for without a word; this server is not a proxy.
+    server.on('connect', (_req: IncomingMessage, socket: Duplex) =>
+      answerAndClose(socket, { ...HTTP_PROBLEMS.notImplemented, detail: 'This server is not a proxy: CONNECT is not implemented.' }),
+    );
+  }
+
+  /** Tracks the response, then hands the request to the app, or refuses it while draining. */
+  private handle(req: IncomingMessage, res: ServerResponse, app: RequestListener): void {
+    const pending = this.open.get(req.socket);
+    pending?.add(res);
+    // During the drain a connection turns idle when its response is done (one that went out with keep-alive
+    // before the drain) or when the body of a request answered early has arrived: close it then.
+    const closeIfIdle = (): void => {
+      if (this.draining && pending?.size === 0) this.server.closeIdleConnections();
+    };
+    res.once('close', () => {
+      pending?.delete(res);
+      closeIfIdle();
+    });
+    req.once('end', closeIfIdle);
+    if (this.draining) refuse(res);
+    else app(req, res);
+  }
+
+  /** Starts the drain; resolves once every connection has closed. */
+  async drain(): Promise<void> {
+    this.draining = true;
+    for (const pending of this.open.values()) {
+      for (const res of pending) if (!res.headersSent) res.setHeader('Connection', 'close');
+    }
+    // One turn of the event loop first: requests already received but not yet read (the loop was busy) are read
+    // and get a 503 that says they were not processed, rather than a reset when their connection is closed as idle.
+    await new Promise((resolve) => setImmediate(resolve));
+    // close() stops listening and closes the idle connections; its callback runs once the last connection closed.
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Destroys every connection still open; returns how many there were and how many responses they cut short. */
+  destroyAll(): { readonly connections: number; readonly responses: number } {
+    const connections = this.open.size;
+    let responses = 0;
+    for (const [socket, pending] of this.open) {
+      responses += pending.size;
+      socket.destroy();
+    }
+    return { connections, responses };
+  }
+
+  /**
+   * A request Node's HTTP parser refused (or a request that timed out) is answered with problem+json and its
+   * connection closed; a broken connection (ECONNRESET…) is just destroyed. Neither the request's bytes nor its
+   * header values ever reach the response or the logs: they may hold API keys.
+   */
+  private clientError(error: Error & { code?: string }, socket: Duplex): void {
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    const problem = parserProblem(error.code ?? '');
+    if (!problem || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    this.logger.info('client error', { code: error.code, status: problem.status });
+    const pending = [...(this.open.get(socket) ?? [])];
+    // Requests received whole before the broken one (pipelined) are answered first, in order, and the connection
+    // closes after them; the broken one goes unanswered, which tells the client it was not processed.
+    const earlier = pending.filter((res) => res.req.complete);
+    if (earlier.length > 0) {
+      for (const res of earlier) if (!res.headersSent) res.setHeader('Connection', 'close');
+      let left = earlier.length;
+      for (const res of earlier) res.once('close', () => --left === 0 && socket.destroy());
+      return;
+    }
+    // The broken request's own response may have begun (its body failed to parse): answer only if nothing went out.
+    if (pending.some((res) => res.headersSent)) socket.destroy();
+    else answerAndClose(socket, problem);
+  }
+}
+
+/** Sockets already handled for a parser error: the parser reports the error again for every later chunk. */
+const answered = new WeakSet<Duplex>();
+
+/** A request that arrives during the drain was not processed: a client may send it again, to another instance. */
+function refuse(res: ServerResponse): void {
+  const body = JSON.stringify({ ...HTTP_PROBLEMS.unavailable, detail: 'The server is shutting down; the request was not processed.' });
+  res.writeHead(503, {
+    'Content-Type': 'application/problem+json',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+    Connection: 'close',
+  });
+  res.end(body);
+}
