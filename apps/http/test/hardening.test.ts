@@ -53,7 +53,7 @@ describe('hostile input', () => {
     await api.post('/tokens').set('Content-Type', 'application/json').send(deep).expect(400);
   });
 
-  it.each(['/tokens/%zz', '/tokens/%', '/tokens/%E0%A4%A', '/applications/%zz', '/applications/%zz/regenerate', '/tenants/self/invitations/%zz'])(
+  it.each(['/tokens/%zz', '/tokens/%', '/tokens/%E0%A4%A', '/applications/%zz', '/applications/%zz/regenerate', '/tenants/self/invitations/%zz', '/tokens/%zz/', '/Tokens/%zz', '/applications/%zz/regenerate/'])(
     'answers broken percent-encoding in %s with a 400 naming the path parameter id, not the body',
     async (path) => {
       const key = path.startsWith('/tokens') ? api : as(h.app, h.key);
@@ -97,6 +97,27 @@ describe('hostile input', () => {
     for (const id of ['tab\there', 'nul\u0000x', 'a#b', 'a/b', 'a%b']) {
       expect(Object.keys((await api.post('/tokens').send({ type: 'token', data: 'x', id }).expect(400)).body.errors)).toEqual(['id']);
     }
+  });
+
+  it('refuses a body that is not valid UTF-8 with a 400, instead of storing U+FFFD for the bad bytes', async () => {
+    const raw = Buffer.concat([Buffer.from('{"type":"token","data":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]);
+    // serialize: the bytes as they are (superagent would write a Buffer as JSON).
+    const res = await api.post('/tokens').set('Content-Type', 'application/json').serialize((b: Buffer) => b as unknown as string).send(raw as never).expect(400);
+    expect(res.body.errors).toEqual({ body: ['Invalid UTF-8.'] });
+    expect((await api.get('/tokens').expect(200)).body.pagination.total_items).toBe(0);
+  });
+
+  it.each(['utf-16le', 'utf-7', 'latin1'])('refuses a JSON body in charset %s with 415', async (charset) => {
+    await api.post('/tokens').set('Content-Type', `application/json; charset=${charset}`).send('{"type":"token","data":"x"}').expect(415);
+    await api.post('/tokens').set('Content-Type', 'application/json; charset="UTF-8"').send('{"type":"token","data":"x"}').expect(201);
+  });
+
+  it('reads every query parameter, not only the first thousand, so a late filter still filters', async () => {
+    await api.post('/tokens').send({ type: 'token', data: 'r', metadata: { team: 'red' } }).expect(201);
+    await api.post('/tokens').send({ type: 'token', data: 'b', metadata: { team: 'blue' } }).expect(201);
+    const pads = Array.from({ length: 1000 }, (_, i) => `p${i}=`).join('&');
+    expect((await api.get(`/tokens?${pads}&metadata.team=red`).expect(200)).body.pagination.total_items).toBe(1);
+    expect(Object.keys((await api.get(`/tokens?${pads}&size=1000`).expect(400)).body.errors)).toEqual(['size']);
   });
 
   it('caps repeated filters, and answers 100 of them', async () => {

@@ -47,14 +47,15 @@ interface RouteLayer {
 }
 
 function undecodableParameter(req: Request): string | undefined {
-  const segments = req.path.split('/');
+  // The router matches case-insensitively and with or without a trailing slash; so does this.
+  const segments = req.path.replace(/(.)\/$/, '$1').split('/');
   const layers = (req.app.router as unknown as { readonly stack: readonly RouteLayer[] }).stack;
   for (const layer of layers) {
     const pattern = layer.route?.path;
     if (typeof pattern !== 'string') continue;
     const parts = pattern.split('/');
     if (parts.length !== segments.length) continue;
-    const literalsMatch = parts.every((part, i) => part.startsWith(':') || part === segments[i]);
+    const literalsMatch = parts.every((part, i) => part.startsWith(':') || part.toLowerCase() === segments[i]!.toLowerCase());
     const broken = parts.findIndex((part, i) => part.startsWith(':') && !decodes(segments[i]!));
     if (literalsMatch && broken !== -1) return parts[broken]!.slice(1);
   }

@@ -1,9 +1,26 @@
+import { isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { HTTP_PROBLEMS, HttpProblemError } from './problem';
 
 /** The request's media type without parameters, lower-cased: `application/json; charset=utf-8` → `application/json`. */
 function mediaType(req: Request): string | undefined {
   return req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+}
+
+/** The charset parameter of the Content-Type, lower-cased, when there is one. */
+function charsetOf(req: Request): string | undefined {
+  const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(req.headers['content-type'] ?? '');
+  return match?.[1]?.toLowerCase();
+}
+
+/**
+ * Refuses a body that is not valid UTF-8. The decoder would otherwise replace each bad byte by U+FFFD and the vault
+ * would keep, hash and return something the client never sent.
+ */
+export function requireUtf8(_req: unknown, _res: unknown, body: Buffer): void {
+  if (!isUtf8(body)) {
+    throw new HttpProblemError(HTTP_PROBLEMS.validation, 'The request body is not valid UTF-8.', { body: ['Invalid UTF-8.'] });
+  }
 }
 
 function hasBody(req: Request): boolean {
@@ -18,7 +35,7 @@ function hasBody(req: Request): boolean {
  */
 export function jsonBody(limitBytes: number, types: readonly string[] = ['application/json'], typeRequired = false): RequestHandler {
   // inflate: false: compressed bodies are refused (415) rather than expanded (no decompression bombs, no zlib errors).
-  const parse = express.json({ limit: limitBytes, type: () => true, strict: false, inflate: false });
+  const parse = express.json({ limit: limitBytes, type: () => true, strict: false, inflate: false, verify: requireUtf8 });
   return (req: Request, res: Response, next: NextFunction) => {
     const type = mediaType(req);
     if ((typeRequired || hasBody(req)) && (type === undefined || !types.includes(type))) {
@@ -28,6 +45,12 @@ export function jsonBody(limitBytes: number, types: readonly string[] = ['applic
     if (!hasBody(req)) {
       req.body = undefined;
       next();
+      return;
+    }
+    const charset = charsetOf(req);
+    // JSON exchanged between systems is UTF-8 (RFC 8259 §8.1); other charsets (UTF-16, UTF-7…) are refused.
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      next(new HttpProblemError(HTTP_PROBLEMS.unsupportedMediaType, 'The request body must be encoded in UTF-8.'));
       return;
     }
     parse(req, res, next);

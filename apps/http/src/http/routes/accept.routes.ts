@@ -1,6 +1,6 @@
 import { type AcceptInvitation, DomainError, GoneError, ValidationError } from '@svc/core';
 import express, { type IRouter, type NextFunction, type Request, type Response } from 'express';
-import { jsonBody } from '../json-body';
+import { jsonBody, requireUtf8 } from '../json-body';
 import { acceptedPage, acceptPage, messagePage, PAGE_CSP } from '../pages/accept-page';
 import { presentMember } from '../presenters/tenant.presenter';
 import { problemFor } from '../problem';
@@ -29,7 +29,7 @@ const tokenOf = (req: Request): string => (typeof req.query.token === 'string' ?
 /** /invitations/accept: the only endpoints without an API key; the link's secret is the credential. */
 export function acceptRoutes(router: IRouter, accept: AcceptInvitation, bodyLimitBytes: number): void {
   const json = jsonBody(bodyLimitBytes);
-  const form = express.urlencoded({ extended: false, limit: bodyLimitBytes, parameterLimit: 10 });
+  const form = express.urlencoded({ extended: false, limit: bodyLimitBytes, parameterLimit: 10, verify: requireUtf8 });
 
   router.get('/invitations/accept', async (req, res, next) => {
     try {
