@@ -84,6 +84,13 @@ describe("requests Node's HTTP parser refuses", () => {
     expect(answer.body).not.toMatch(/secret|kkkk/);
   });
 
+  it('answers an Expect header other than 100-continue with a 417 problem+json', async () => {
+    const answer = await exchange(server.url, head(['GET /tokens HTTP/1.1', 'Host: x', 'Expect: bogus', 'Connection: close']));
+    expect(answer.status).toBe(417);
+    expect(answer.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(answer.body)).toMatchObject({ type: 'https://svc.dev/errors/expectation-failed', status: 417 });
+  });
+
   it('answers a header section still arriving after its limit, without echoing it', async () => {
     const answer = await exchange(server.url, 'GET /tokens HTTP/1.1\r\nSVC-API-KEY: ', 'k'.repeat(100_000), '\r\n\r\n');
     expect(answer.status).toBe(431);

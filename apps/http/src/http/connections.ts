@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger';
 import { answerAndClose, parserProblem } from './parser-errors';
-import { HTTP_PROBLEMS } from './problem';
+import { HTTP_PROBLEMS, type Problem } from './problem';
 
 /**
  * The server's connections, each with its responses not yet finished, so that a shutdown can drain them: stop
@@ -26,6 +26,10 @@ export class Connections {
       socket.once('close', () => this.open.delete(socket));
     });
     server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => this.clientError(error, socket));
+    // Node answers an Expect other than 100-continue with a bare 417 unless someone listens; answer it as a problem.
+    server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
+      sendProblem(res, { ...HTTP_PROBLEMS.expectationFailed, detail: 'The only expectation this server meets is Expect: 100-continue.' }),
+    );
     // Node destroys a CONNECT it has no listener for without a word; this server is not a proxy.
     server.on('connect', (_req: IncomingMessage, socket: Duplex) =>
       answerAndClose(socket, { ...HTTP_PROBLEMS.notImplemented, detail: 'This server is not a proxy: CONNECT is not implemented.' }),
@@ -109,12 +113,18 @@ const answered = new WeakSet<Duplex>();
 
 /** A request that arrives during the drain was not processed: a client may send it again, to another instance. */
 function refuse(res: ServerResponse): void {
-  const body = JSON.stringify({ ...HTTP_PROBLEMS.unavailable, detail: 'The server is shutting down; the request was not processed.' });
-  res.writeHead(503, {
+  sendProblem(res, { ...HTTP_PROBLEMS.unavailable, detail: 'The server is shutting down; the request was not processed.' }, { Connection: 'close' });
+}
+
+/** A problem answered by the server itself, outside Express. */
+function sendProblem(res: ServerResponse, problem: Problem, headers: Readonly<Record<string, string>> = {}): void {
+  const body = JSON.stringify(problem);
+  res.writeHead(problem.status, {
     'Content-Type': 'application/problem+json',
     'Content-Length': Buffer.byteLength(body),
     'Cache-Control': 'no-store',
-    Connection: 'close',
+    'X-Content-Type-Options': 'nosniff',
+    ...headers,
   });
   res.end(body);
 }

@@ -51,6 +51,7 @@ export const HTTP_PROBLEMS = {
   // Answered by the server itself, outside Express: requests Node's HTTP parser refuses, and requests during shutdown.
   malformedRequest: { status: 400, type: `${BASE}malformed-request`, title: 'Bad Request' },
   requestTimeout: { status: 408, type: `${BASE}request-timeout`, title: 'Request Timeout' },
+  expectationFailed: { status: 417, type: `${BASE}expectation-failed`, title: 'Expectation Failed' },
   headersTooLarge: { status: 431, type: `${BASE}headers-too-large`, title: 'Request Header Fields Too Large' },
   notImplemented: { status: 501, type: `${BASE}not-implemented`, title: 'Not Implemented' },
   unavailable: { status: 503, type: `${BASE}unavailable`, title: 'Service Unavailable' },
