@@ -177,4 +177,20 @@ describe('escaped field names', () => {
       ],
     });
   });
+
+  it.each([
+    ['metadata.😀:e', '😀'],
+    ['metadata.👩‍💻:e', '👩‍💻'],
+    ['metadata.i̇:e', 'i̇'],
+    ['metadata.नमस्ते:e', 'नमस्ते'],
+    ['metadata.\\😀:e', '😀'],
+  ])('reads a metadata key of any script or emoji, whole code points at a time: %s', (query, key) => {
+    expect(parseTokenQuery(query)).toEqual({ kind: 'metadata', key, value: 'e' });
+  });
+
+  it('names a character outside the BMP whole in an error, never half of its surrogate pair', () => {
+    expect(() => parseTokenQuery('type:a 😀')).toThrow("Expected field:value at position 7");
+    expect(() => parseTokenQuery('metadata.a€:x')).toThrow("Unexpected '€' at position 10");
+    expect(() => parseTokenQuery('metadata.a𝄞\u0000:x')).toThrow("Unexpected '\u0000' at position 12");
+  });
 });

@@ -11,7 +11,9 @@ export function queryError(message: string, position: number): ValidationError {
 
 /** "Unexpected 'x' at position n" for a syntax character (never a value), or the end of the query. */
 export function unexpected(query: string, position: number): ValidationError {
-  const found = query[position];
+  // A whole code point: half of a surrogate pair would make the message itself ill-formed text.
+  const code = query.codePointAt(position);
+  const found = code === undefined ? undefined : String.fromCodePoint(code);
   return found === undefined
     ? queryError('Unexpected end of query', position)
     : queryError(`Unexpected '${found}'`, position);

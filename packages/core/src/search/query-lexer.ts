@@ -3,7 +3,9 @@ import { queryError, unexpected } from './query-error';
 import { lexOperand } from './query-operand-lexer';
 import type { QueryToken } from './query-tokens';
 
-const FIELD_CHAR = /[\p{L}\p{N}_.-]/u;
+// Letters with their combining marks (decomposed accents, Devanagari…), digits, symbols such as emoji (with the
+// zero-width joiner of their sequences), `_`, `.` and `-`.
+const FIELD_CHAR = /^[\p{L}\p{M}\p{N}\p{So}\u200d_.-]$/u;
 // A Map, not an object literal: a bare word such as `constructor` or `__proto__` must not find Object.prototype.
 const OPERATORS: ReadonlyMap<string, 'and' | 'or' | 'not'> = new Map([
   ['AND', 'and'],
@@ -42,10 +44,13 @@ function lexWord(query: string, start: number, tokens: QueryToken[]): number {
   let end = start;
   let word = '';
   // A backslash escapes one character, so metadata keys with spaces or colons can be named: `metadata.full\ name:x`.
-  while (end < query.length && (FIELD_CHAR.test(query[end]!) || (query[end] === '\\' && end + 1 < query.length))) {
+  // By code point, so a key outside the Basic Multilingual Plane (an emoji) is one character, not two halves.
+  const at = (i: number): string => String.fromCodePoint(query.codePointAt(i)!);
+  while (end < query.length && (FIELD_CHAR.test(at(end)) || (query[end] === '\\' && end + 1 < query.length))) {
     if (query[end] === '\\') end++;
-    word += query[end]!;
-    end++;
+    const c = at(end);
+    word += c;
+    end += c.length;
   }
   if (end === start) throw unexpected(query, start);
   if (query[end] === ':') {
