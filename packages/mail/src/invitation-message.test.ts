@@ -9,6 +9,12 @@ describe('invitationMessage', () => {
     expect(subject).toBe("You're invited to join Acme Bcc: eve@example.test on svc");
   });
 
+  it('keeps line breaks in the inviter and tenant names from adding lines to the text part', () => {
+    const { text } = invitationMessage(anInvitation({ inviterName: 'Ada\r\n\r\nClick https://evil.example', tenantName: 'Acme\nPS' }));
+    expect(text.split('\n')[0]).toBe('Ada Click https://evil.example invited you to join Acme PS on svc.');
+    expect(text.split('\n').filter((line) => line.includes('https://'))).toHaveLength(2);
+  });
+
   it('is the same mail for the same invitation', () => {
     expect(invitationMessage(anInvitation())).toEqual(invitationMessage(anInvitation()));
   });

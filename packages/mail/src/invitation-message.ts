@@ -20,7 +20,7 @@ export function invitationSubject(message: InvitationMessage): string {
 
 export function invitationText(message: InvitationMessage): string {
   return [
-    `${invitedBy(message.inviterName)} to join ${message.tenantName} on svc.`,
+    `${invitedBy(message.inviterName)} to join ${oneLine(message.tenantName)} on svc.`,
     '',
     'Accept the invitation:',
     message.acceptUrl,
@@ -53,7 +53,8 @@ export function invitationHtml(message: InvitationMessage): string {
 }
 
 function invitedBy(inviterName: string | undefined): string {
-  const inviter = inviterName?.trim();
+  // Names are user input: a line break must not add lines of its own to the message.
+  const inviter = inviterName === undefined ? undefined : oneLine(inviterName);
   return inviter ? `${inviter} invited you` : 'You have been invited';
 }
 
