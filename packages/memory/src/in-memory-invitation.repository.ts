@@ -1,4 +1,4 @@
-import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest } from '@svc/core';
+import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest, SecretHashCondition } from '@svc/core';
 import { invitationStatus } from '@svc/core';
 import { paginate } from './paginate';
 
@@ -32,14 +32,29 @@ export class InMemoryInvitationRepository implements InvitationRepository {
     return paginate(matches, page);
   }
 
-  async update(invitation: Invitation): Promise<boolean> {
-    if (!(await this.findById(invitation.tenantId, invitation.id))) return false;
-    this.invitations.set(invitation.id, invitation);
+  // Check and write run without an await between them, so no other call interleaves: the condition is atomic.
+  async update(invitation: Invitation, condition?: SecretHashCondition): Promise<boolean> {
+    const stored = this.stored(invitation.tenantId, invitation.id, condition);
+    if (!stored) return false;
+    this.invitations.set(invitation.id, {
+      ...stored,
+      secretHash: invitation.secretHash,
+      expiresAt: invitation.expiresAt,
+      modifiedBy: invitation.modifiedBy,
+      modifiedAt: invitation.modifiedAt,
+    });
     return true;
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    if (!(await this.findById(tenantId, id))) return false;
+  async delete(tenantId: string, id: string, condition?: SecretHashCondition): Promise<boolean> {
+    if (!this.stored(tenantId, id, condition)) return false;
     return this.invitations.delete(id);
+  }
+
+  private stored(tenantId: string, id: string, condition: SecretHashCondition | undefined): Invitation | undefined {
+    const invitation = this.invitations.get(id);
+    if (invitation?.tenantId !== tenantId) return undefined;
+    if (condition && invitation.secretHash !== condition.expectedSecretHash) return undefined;
+    return invitation;
   }
 }

@@ -1,5 +1,5 @@
 import type { Collection, Filter } from 'mongodb';
-import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest } from '@svc/core';
+import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest, SecretHashCondition } from '@svc/core';
 import { fromInvitationDocument, type InvitationDocument, toInvitationDocument } from './invitation-document';
 import { setOrUnset } from './documents';
 import { isDuplicateKeyError } from './mongo-errors';
@@ -42,17 +42,25 @@ export class MongoInvitationRepository implements InvitationRepository {
   }
 
   /** A resend: a new secret and expiry (and who changed it); the e-mail and creation stay as they were. */
-  async update(invitation: Invitation): Promise<boolean> {
+  async update(invitation: Invitation, condition?: SecretHashCondition): Promise<boolean> {
     const update = setOrUnset<InvitationDocument>({
       secret_hash: invitation.secretHash,
       expires_at: invitation.expiresAt,
       modified_by: invitation.modifiedBy,
       modified_at: invitation.modifiedAt,
     });
-    return (await this.invitations.updateOne({ _id: invitation.id, tenant_id: invitation.tenantId }, update)).matchedCount === 1;
+    const result = await this.invitations.updateOne(byId(invitation.tenantId, invitation.id, condition), update);
+    return result.matchedCount === 1;
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return (await this.invitations.deleteOne({ _id: id, tenant_id: tenantId })).deletedCount === 1;
+  async delete(tenantId: string, id: string, condition?: SecretHashCondition): Promise<boolean> {
+    return (await this.invitations.deleteOne(byId(tenantId, id, condition))).deletedCount === 1;
   }
+}
+
+/** One invitation of a tenant; with a condition, only while it carries that secret hash (one atomic match-and-write). */
+function byId(tenantId: string, id: string, condition: SecretHashCondition | undefined): Filter<InvitationDocument> {
+  const filter: Filter<InvitationDocument> = { _id: id, tenant_id: tenantId };
+  if (condition) filter.secret_hash = condition.expectedSecretHash;
+  return filter;
 }

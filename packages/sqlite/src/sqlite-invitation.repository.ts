@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest } from '@svc/core';
+import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest, SecretHashCondition } from '@svc/core';
 import { date, ms, nul, opt, selectPage } from './rows';
 
 interface InvitationRow {
@@ -33,7 +33,9 @@ export class SqliteInvitationRepository implements InvitationRepository {
   private readonly bySecret: Statement;
   private readonly byEmail: Statement;
   private readonly replace: Statement;
+  private readonly replaceIf: Statement;
   private readonly remove: Statement;
+  private readonly removeIf: Statement;
 
   constructor(private readonly db: Database) {
     this.insert = db.prepare(`INSERT OR IGNORE INTO invitations (id, tenant_id, email, secret_hash, created_by, created_at,
@@ -41,9 +43,12 @@ export class SqliteInvitationRepository implements InvitationRepository {
     this.byId = db.prepare('SELECT * FROM invitations WHERE tenant_id = ? AND id = ?');
     this.bySecret = db.prepare('SELECT * FROM invitations WHERE secret_hash = ?');
     this.byEmail = db.prepare('SELECT * FROM invitations WHERE tenant_id = ? AND email = ?');
-    this.replace = db.prepare(`UPDATE invitations SET secret_hash = ?, modified_by = ?, modified_at = ?, expires_at = ?
-      WHERE tenant_id = ? AND id = ?`);
+    const set = 'UPDATE invitations SET secret_hash = ?, modified_by = ?, modified_at = ?, expires_at = ?';
+    this.replace = db.prepare(`${set} WHERE tenant_id = ? AND id = ?`);
+    // The condition is in the statement's WHERE, so checking and writing are one atomic step.
+    this.replaceIf = db.prepare(`${set} WHERE tenant_id = ? AND id = ? AND secret_hash = ?`);
     this.remove = db.prepare('DELETE FROM invitations WHERE tenant_id = ? AND id = ?');
+    this.removeIf = db.prepare('DELETE FROM invitations WHERE tenant_id = ? AND id = ? AND secret_hash = ?');
   }
 
   async create(i: Invitation): Promise<boolean> {
@@ -76,11 +81,14 @@ export class SqliteInvitationRepository implements InvitationRepository {
     return selectPage<InvitationRow, ReturnType<typeof toInvitation>>(this.db, 'invitations', where, params, page, toInvitation);
   }
 
-  async update(i: Invitation): Promise<boolean> {
-    return this.replace.run(i.secretHash, nul(i.modifiedBy), ms(i.modifiedAt), i.expiresAt.getTime(), i.tenantId, i.id).changes === 1;
+  async update(i: Invitation, condition?: SecretHashCondition): Promise<boolean> {
+    const values = [i.secretHash, nul(i.modifiedBy), ms(i.modifiedAt), i.expiresAt.getTime(), i.tenantId, i.id];
+    const result = condition ? this.replaceIf.run(...values, condition.expectedSecretHash) : this.replace.run(...values);
+    return result.changes === 1;
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return this.remove.run(tenantId, id).changes === 1;
+  async delete(tenantId: string, id: string, condition?: SecretHashCondition): Promise<boolean> {
+    const result = condition ? this.removeIf.run(tenantId, id, condition.expectedSecretHash) : this.remove.run(tenantId, id);
+    return result.changes === 1;
   }
 }

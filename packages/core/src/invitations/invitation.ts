@@ -27,6 +27,15 @@ export interface InvitationFilter {
   readonly now: Date;
 }
 
+/**
+ * Makes a write apply only while the stored invitation still carries the secret hash the caller knows, that is, only
+ * while the link the caller read (or wrote) is still the live one. The check and the write are one atomic step.
+ */
+export interface SecretHashCondition {
+  /** The `secretHash` the stored invitation must carry for the write to apply. */
+  readonly expectedSecretHash: string;
+}
+
 export interface InvitationRepository {
   /** False when the tenant already has an invitation for this e-mail (the unique key is tenant + e-mail). */
   create(invitation: Invitation): Promise<boolean>;
@@ -35,8 +44,15 @@ export interface InvitationRepository {
   findByEmail(tenantId: string, email: string): Promise<Invitation | undefined>;
   /** Ordered by created_at descending, then id. */
   list(tenantId: string, filter: InvitationFilter, page: PageRequest): Promise<Page<Invitation>>;
-  /** Replaces a stored invitation (resend); false when it is gone. */
-  update(invitation: Invitation): Promise<boolean>;
-  /** False when there was nothing to delete: of two concurrent acceptances, one wins. */
-  delete(tenantId: string, id: string): Promise<boolean>;
+  /**
+   * Replaces the secret hash, expiry and modification of a stored invitation (resend); its e-mail and creation stay.
+   * False when it is gone or, given a condition, carries another secret hash: of two conditional updates from the
+   * same read, exactly one applies.
+   */
+  update(invitation: Invitation, condition?: SecretHashCondition): Promise<boolean>;
+  /**
+   * False when there was nothing to delete or, given a condition, the invitation carries another secret hash: of two
+   * concurrent acceptances one wins, and an acceptance through a link a resend replaced deletes nothing.
+   */
+  delete(tenantId: string, id: string, condition?: SecretHashCondition): Promise<boolean>;
 }

@@ -18,7 +18,7 @@ function invitation(id: string, patch: Partial<Invitation> = {}): Invitation {
   };
 }
 
-/** Invitations: uniqueness per tenant and e-mail, look-ups, status filter, resend and delete. */
+/** Invitations: uniqueness per tenant and e-mail, look-ups, status filter, resend and delete, conditional or not. */
 export function describeInvitationContract(open: () => Promise<Store>): void {
   const store = useStore(open);
 
@@ -61,6 +61,85 @@ export function describeInvitationContract(open: () => Promise<Store>): void {
       expect(await store().invitations.delete(T2, 'i1')).toBe(false);
       expect(await store().invitations.delete(T1, 'i1')).toBe(true);
       expect(await store().invitations.delete(T1, 'i1')).toBe(false);
+    });
+
+    it('keeps the e-mail and creation of an invitation on update, whatever the update carries', async () => {
+      await store().invitations.create(invitation('i1', { createdBy: 'c' }));
+      await store().invitations.update({ ...invitation('i1'), email: 'other@example.com', createdAt: at('2027-01-01T00:00:00.000Z'), secretHash: 'new' });
+      expect(await store().invitations.findById(T1, 'i1')).toEqual({ ...invitation('i1', { createdBy: 'c' }), secretHash: 'new' });
+    });
+
+    describe('conditional on the secret hash', () => {
+      const resend = (hash: string, expiresAt = '2026-01-07T00:00:00.000Z'): Invitation =>
+        invitation('i1', { secretHash: hash, expiresAt: at(expiresAt), modifiedBy: 'app', modifiedAt: at('2026-01-04T00:00:00.000Z') });
+
+      it('updates only while the stored invitation carries the expected secret hash', async () => {
+        await store().invitations.create(invitation('i1'));
+        expect(await store().invitations.update(resend('a'), { expectedSecretHash: 'not-it' })).toBe(false);
+        expect(await store().invitations.findById(T1, 'i1')).toEqual(invitation('i1'));
+        expect(await store().invitations.update(resend('a'), { expectedSecretHash: 'secret-i1' })).toBe(true);
+        expect(await store().invitations.findById(T1, 'i1')).toEqual(resend('a'));
+        expect(await store().invitations.update(resend('b'), { expectedSecretHash: 'secret-i1' })).toBe(false);
+        expect(await store().invitations.findBySecretHash('a')).toEqual(resend('a'));
+      });
+
+      it('restores an earlier secret only while the one it replaced is still in place', async () => {
+        await store().invitations.create(invitation('i1'));
+        await store().invitations.update(resend('a'), { expectedSecretHash: 'secret-i1' });
+        await store().invitations.update(resend('b', '2026-01-08T00:00:00.000Z'), { expectedSecretHash: 'a' });
+        // The resend that wrote `a` undoes itself after `b` replaced it: nothing changes, `secret-i1` stays dead.
+        expect(await store().invitations.update(invitation('i1'), { expectedSecretHash: 'a' })).toBe(false);
+        expect(await store().invitations.findBySecretHash('secret-i1')).toBeUndefined();
+        expect(await store().invitations.findBySecretHash('b')).toEqual(resend('b', '2026-01-08T00:00:00.000Z'));
+        expect(await store().invitations.update(invitation('i1'), { expectedSecretHash: 'b' })).toBe(true);
+        expect(await store().invitations.findBySecretHash('secret-i1')).toEqual(invitation('i1'));
+      });
+
+      it('finds nothing to update conditionally in another tenant or once deleted', async () => {
+        await store().invitations.create(invitation('i1'));
+        expect(await store().invitations.update({ ...resend('a'), tenantId: T2 }, { expectedSecretHash: 'secret-i1' })).toBe(false);
+        await store().invitations.delete(T1, 'i1');
+        expect(await store().invitations.update(resend('a'), { expectedSecretHash: 'secret-i1' })).toBe(false);
+        expect(await store().invitations.findById(T1, 'i1')).toBeUndefined();
+      });
+
+      it('deletes only while the stored invitation carries the expected secret hash, and only in its tenant', async () => {
+        await store().invitations.create(invitation('i1'));
+        await store().invitations.update(resend('a'), { expectedSecretHash: 'secret-i1' });
+        expect(await store().invitations.delete(T1, 'i1', { expectedSecretHash: 'secret-i1' })).toBe(false);
+        expect(await store().invitations.delete(T2, 'i1', { expectedSecretHash: 'a' })).toBe(false);
+        expect(await store().invitations.findById(T1, 'i1')).toEqual(resend('a'));
+        expect(await store().invitations.delete(T1, 'i1', { expectedSecretHash: 'a' })).toBe(true);
+        expect(await store().invitations.delete(T1, 'i1', { expectedSecretHash: 'a' })).toBe(false);
+      });
+
+      it('applies exactly one of two concurrent conditional updates from the same read, 10 times over', async () => {
+        for (let round = 0; round < 10; round++) {
+          const id = `race-${round}`;
+          await store().invitations.create(invitation(id));
+          const read = (await store().invitations.findById(T1, id))!;
+          const outcomes = await Promise.all(
+            ['x', 'y'].map((hash) => store().invitations.update({ ...read, secretHash: `${hash}-${id}` }, { expectedSecretHash: read.secretHash })),
+          );
+          expect(outcomes.filter(Boolean)).toHaveLength(1);
+          const winner = outcomes[0] ? 'x' : 'y';
+          expect((await store().invitations.findById(T1, id))?.secretHash).toBe(`${winner}-${id}`);
+        }
+      });
+
+      it('applies exactly one of a conditional update and a conditional delete from the same read, 10 times over', async () => {
+        for (let round = 0; round < 10; round++) {
+          const id = `race-${round}`;
+          await store().invitations.create(invitation(id));
+          const read = (await store().invitations.findById(T1, id))!;
+          const [updated, deleted] = await Promise.all([
+            store().invitations.update({ ...read, secretHash: `new-${id}` }, { expectedSecretHash: read.secretHash }),
+            store().invitations.delete(T1, id, { expectedSecretHash: read.secretHash }),
+          ]);
+          expect([updated, deleted].filter(Boolean)).toHaveLength(1);
+          expect((await store().invitations.findById(T1, id))?.secretHash).toBe(updated ? `new-${id}` : undefined);
+        }
+      });
     });
   });
 }
