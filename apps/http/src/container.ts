@@ -8,7 +8,9 @@ import {
   DeleteInvitation,
   DeleteMember,
   GetInvitation,
+  INVITATION_LIFETIME_MS,
   type InvitationDeps,
+  KeyedQueue,
   ListInvitations,
   ListMembers,
   type Mailer,
@@ -196,9 +198,14 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     useValue:
       overrides.mailer ??
       new NodemailerMailer(
-        config.smtpUrl ? { from: config.mailFrom, smtpUrl: config.smtpUrl } : { from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox') },
+        config.smtpUrl
+          ? { from: config.mailFrom, smtpUrl: config.smtpUrl }
+          : { from: config.mailFrom, outboxDir: join(config.dataDir, 'outbox'), maxLinkLifetimeMs: INVITATION_LIFETIME_MS },
       ),
   });
+  // One queue for every invitation use case of this container: a resend, delete or acceptance of one invitation
+  // finishes its store write and its outbox file before the next change of that invitation begins (see KeyedQueue).
+  const invitationQueue = new KeyedQueue();
   const invitationDeps = (d: DependencyContainer): InvitationDeps => {
     const s = d.resolve<Store>(TOKENS.Store);
     return {
@@ -212,6 +219,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       ids: d.resolve<IdGenerator>(TOKENS.Ids),
       random: d.resolve<RandomSource>(TOKENS.Random),
       publicUrl: config.publicUrl,
+      queue: invitationQueue,
     };
   };
   c.register(TOKENS.TenantUseCases, single<TenantUseCases>((d) => {

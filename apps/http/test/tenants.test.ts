@@ -1,6 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hashKey, INVITATION_LIFETIME_MS, type InvitationMessage, KeyedQueue, type Mailer } from '@svc/core';
 import { NodemailerMailer } from '@svc/mail';
 import { simpleParser } from 'mailparser';
 import request from 'supertest';
@@ -126,6 +127,24 @@ describe('members and invitations over HTTP', () => {
     await accept(token).expect(201);
   });
 
+  it('answers 409 INVITATION_CHANGED, having sent nothing, when the invitation changes under every resend attempt', async () => {
+    const created = (await invite('ada@example.com').expect(201)).body;
+    const token = h.mailer.lastToken();
+    const invitations = h.store.invitations;
+    const update = invitations.update;
+    // Another process resends in between every read and write: each conditional write finds another secret.
+    invitations.update = async () => false;
+    try {
+      const res = await api.post(`/tenants/self/invitations/${created.id}/resend`).expect(409);
+      expect(res.body).toMatchObject({ type: 'https://svc.dev/errors/conflict', status: 409 });
+      expect(res.body.detail).toContain('kept changing');
+    } finally {
+      invitations.update = update;
+    }
+    expect(h.mailer.sent).toHaveLength(1);
+    await accept(token).expect(201);
+  });
+
   it.each([
     ['page=0', 'page'],
     ['size=101', 'size'],
@@ -187,12 +206,115 @@ describe('members and invitations over HTTP', () => {
   });
 });
 
+/** The outbox mailer, remembering every link it was handed, able to hold its next message until released. */
+class WatchedOutbox implements Mailer {
+  /** The secret of every link sent, in order. */
+  readonly tokens: string[] = [];
+  private held: { readonly reached: () => void; readonly gate: Promise<boolean> } | undefined;
+
+  constructor(private readonly outbox: NodemailerMailer) {}
+
+  /**
+   * The next message waits before it is written until `release()` (or fails at `fail()`, as a mail server may);
+   * `reached` settles when it starts waiting.
+   */
+  holdNext(): { readonly reached: Promise<void>; release(): void; fail(): void } {
+    let open!: (send: boolean) => void;
+    const gate = new Promise<boolean>((resolve) => (open = resolve));
+    const reached = new Promise<void>((resolve) => (this.held = { reached: resolve, gate }));
+    return { reached, release: () => open(true), fail: () => open(false) };
+  }
+
+  async sendInvitation(message: InvitationMessage): Promise<void> {
+    this.tokens.push(new URL(message.acceptUrl).searchParams.get('token')!);
+    const held = this.held;
+    this.held = undefined;
+    if (held) {
+      held.reached();
+      if (!(await held.gate)) throw new Error('the mail server refused the message');
+    }
+    await this.outbox.sendInvitation(message);
+  }
+
+  withdrawInvitation(invitationId: string): Promise<void> {
+    return this.outbox.withdrawInvitation(invitationId);
+  }
+
+  discardExpired(now: Date): Promise<number> {
+    return this.outbox.discardExpired(now);
+  }
+}
+
+/**
+ * Settles once `count` pieces of work have been queued behind busy keys of any KeyedQueue (the work then runs as
+ * before), or once `done` settles, whichever comes first.
+ *
+ * A racing request can stop only by waiting behind the one that is held. Released when they have queued, or else
+ * when they have finished, the held request then overlaps them as far as the code lets it, every time: when they
+ * wait, it finishes first; when nothing makes them wait, they finish first and it writes last.
+ */
+async function queuedBehindOrDone(count: number, done: Promise<unknown>): Promise<void> {
+  const run = Object.getOwnPropertyDescriptor(KeyedQueue.prototype, 'run')!.value as KeyedQueue['run'];
+  let queued = 0;
+  let allQueued!: () => void;
+  const queuedBehind = new Promise<void>((resolve) => (allQueued = resolve));
+  KeyedQueue.prototype.run = function <T>(this: KeyedQueue, key: string, work: () => Promise<T>): Promise<T> {
+    if (this.isBusy(key) && ++queued === count) allQueued();
+    return run.call(this, key, work) as Promise<T>;
+  };
+  try {
+    await Promise.race([queuedBehind, done]);
+  } finally {
+    KeyedQueue.prototype.run = run;
+  }
+}
+
+/** Holds the next call of `target[method]` after it has run, until `release()`; `reached` settles once it has run. */
+function holdNextCall(target: object, method: string): { readonly reached: Promise<void>; release(): void } {
+  const methods = target as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const hadOwn = Object.prototype.hasOwnProperty.call(target, method);
+  const original = methods[method]!;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let arrived!: () => void;
+  const reached = new Promise<void>((resolve) => (arrived = resolve));
+  methods[method] = async function (this: unknown, ...args: unknown[]) {
+    if (hadOwn) methods[method] = original;
+    else delete methods[method];
+    const result = await original.apply(this, args);
+    arrived();
+    await gate;
+    return result;
+  };
+  return { reached, release };
+}
+
 describe('the invitation flow with real e-mail in the outbox', () => {
   const outbox = mkdtempSync(join(tmpdir(), 'svc-outbox-'));
   afterAll(() => rmSync(outbox, { recursive: true, force: true }));
+  const FROM = 'svc <no-reply@vault.example.com>';
+
+  /** The secrets of the links in the outbox's .eml files. */
+  const linksIn = async (dir: string): Promise<string[]> => {
+    const files = readdirSync(dir).filter((f) => f.endsWith('.eml'));
+    const texts = await Promise.all(files.map(async (f) => (await simpleParser(readFileSync(join(dir, f)))).text ?? ''));
+    return texts.map((text) => new URL(/https:\S+accept\?token=\S+/.exec(text)![0]).searchParams.get('token')!);
+  };
+
+  /** The app over a fresh outbox, with one invitation sent. */
+  async function withInvitation() {
+    const dir = mkdtempSync(join(outbox, 'race-'));
+    const mailer = new WatchedOutbox(new NodemailerMailer({ from: FROM, outboxDir: dir, maxLinkLifetimeMs: INVITATION_LIFETIME_MS }));
+    const h = await harness({}, mailer);
+    const api = as(h.app, h.key);
+    const invitation = (await api.post('/tenants/self/invitations').send({ email: 'ada@example.com' }).expect(201)).body as { id: string };
+    const preview = async (token: string) => (await request(h.app).get(`/invitations/accept?token=${encodeURIComponent(token)}`)).status;
+    const resend = () => api.post(`/tenants/self/invitations/${invitation.id}/resend`);
+    return { dir, mailer, h, api, invitation, preview, resend };
+  }
 
   it('writes the message with a working link', async () => {
-    const h = await harness({}, new NodemailerMailer({ from: 'svc <no-reply@vault.example.com>', outboxDir: outbox }));
+    const h = await harness({}, new NodemailerMailer({ from: FROM, outboxDir: outbox, maxLinkLifetimeMs: INVITATION_LIFETIME_MS }));
     await as(h.app, h.key).post('/tenants/self/invitations').send({ email: 'lin@example.com' }).expect(201);
     const files = readdirSync(outbox).filter((f) => f.endsWith('.eml'));
     expect(files).toHaveLength(1);
@@ -214,13 +336,9 @@ describe('the invitation flow with real e-mail in the outbox', () => {
 
   it('keeps no invitation link on disk once it stops working: accepted, resent, deleted or expired', async () => {
     const dir = mkdtempSync(join(outbox, 'links-'));
-    const h = await harness({}, new NodemailerMailer({ from: 'svc <no-reply@vault.example.com>', outboxDir: dir }));
+    const h = await harness({}, new NodemailerMailer({ from: FROM, outboxDir: dir, maxLinkLifetimeMs: INVITATION_LIFETIME_MS }));
     const api = as(h.app, h.key);
-    const links = async (): Promise<string[]> => {
-      const files = readdirSync(dir).filter((f) => f.endsWith('.eml'));
-      const texts = await Promise.all(files.map(async (f) => (await simpleParser(readFileSync(join(dir, f)))).text ?? ''));
-      return texts.map((text) => new URL(/https:\S+accept\?token=\S+/.exec(text)![0]).searchParams.get('token')!);
-    };
+    const links = () => linksIn(dir);
 
     const ada = (await api.post('/tenants/self/invitations').send({ email: 'ada@example.com' }).expect(201)).body;
     const [first] = await links();
@@ -236,12 +354,133 @@ describe('the invitation flow with real e-mail in the outbox', () => {
     await api.delete(`/tenants/self/invitations/${bob.id}`).expect(204);
     expect(readdirSync(dir)).toEqual([]);
 
-    await api.post('/tenants/self/invitations').send({ email: 'cy@example.com' }).expect(201);
+    const cy = (await api.post('/tenants/self/invitations').send({ email: 'cy@example.com' }).expect(201)).body;
+    // Written now by the app's clock, whatever the date of the machine running the test.
+    utimesSync(join(dir, `invitation-${cy.id}.eml`), h.clock.now(), h.clock.now());
     h.clock.advanceMinutes(72 * 60 - 1);
     expect((await h.sweep()).invitationMessages).toBe(0);
     expect(await links()).toHaveLength(1);
     h.clock.advanceMinutes(1);
     expect((await h.sweep()).invitationMessages).toBe(1);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  // Each race holds the first request's e-mail until the others have gone as far as they can (see queuedBehindOrDone),
+  // so they overlap every time instead of only when the scheduler happens to interleave them.
+  it.each([2, 3])('answers %i concurrent resends all with 200, and the outbox keeps the one link that works', async (count) => {
+    const { dir, mailer, preview, resend } = await withInvitation();
+    const held = mailer.holdNext();
+    const first = resend().then((res) => res.status);
+    await held.reached;
+    const others = Array.from({ length: count - 1 }, () => resend().then((res) => res.status));
+    await queuedBehindOrDone(count - 1, Promise.all(others));
+    held.release();
+
+    expect(await Promise.all([first, ...others])).toEqual(Array.from({ length: count }, () => 200));
+    const inFile = await linksIn(dir);
+    expect(inFile).toHaveLength(1);
+    expect(mailer.tokens).toHaveLength(count + 1);
+    for (const token of mailer.tokens) expect(await preview(token)).toBe(token === inFile[0] ? 200 : 410);
+  });
+
+  // Another process (MongoDB deployments run several) changes the invitation straight in the store.
+  const resendElsewhere = async (h: Harness, id: string, secret: string) => {
+    const current = (await h.store.invitations.findById(h.tenant.tenant.id, id))!;
+    const resent = { ...current, secretHash: hashKey(secret), expiresAt: new Date(h.clock.now().getTime() + INVITATION_LIFETIME_MS) };
+    expect(await h.store.invitations.update(resent, { expectedSecretHash: current.secretHash })).toBe(true);
+  };
+
+  it('keeps the link another resend wrote when a resend whose mail failed undoes itself (503)', async () => {
+    const { h, dir, mailer, invitation, preview, resend } = await withInvitation();
+    const [original] = await linksIn(dir);
+    const held = mailer.holdNext();
+    const failed = resend().then((res) => res.status);
+    await held.reached;
+    await resendElsewhere(h, invitation.id, 'resent-elsewhere');
+    held.fail();
+
+    expect(await failed).toBe(503);
+    expect(await preview('resent-elsewhere')).toBe(200);
+    expect(await preview(original!)).toBe(410);
+    expect(await preview(mailer.tokens.at(-1)!)).toBe(410);
+  });
+
+  it('restores the link another resend wrote, not the one it read, when a resend overtaken after its read fails (503)', async () => {
+    const { h, dir, mailer, invitation, preview, resend } = await withInvitation();
+    const [original] = await linksIn(dir);
+    const read = holdNextCall(h.store.invitations, 'findById');
+    const held = mailer.holdNext();
+    const failed = resend().then((res) => res.status);
+    await read.reached;
+    await resendElsewhere(h, invitation.id, 'resent-elsewhere');
+    read.release();
+    await held.reached;
+    held.fail();
+
+    expect(await failed).toBe(503);
+    expect(await preview('resent-elsewhere')).toBe(200);
+    expect(await preview(original!)).toBe(410);
+    expect(await preview(mailer.tokens.at(-1)!)).toBe(410);
+  });
+
+  it('leaves no file behind when a delete overlaps a resend', async () => {
+    const { dir, mailer, api, invitation, preview, resend } = await withInvitation();
+    const held = mailer.holdNext();
+    const resent = resend().then((res) => res.status);
+    await held.reached;
+    const deleted = api.delete(`/tenants/self/invitations/${invitation.id}`).then((res) => res.status);
+    await queuedBehindOrDone(1, deleted);
+    held.release();
+
+    expect([await resent, await deleted]).toEqual([200, 204]);
+    await api.get(`/tenants/self/invitations/${invitation.id}`).expect(404);
+    expect(readdirSync(dir)).toEqual([]);
+    for (const token of mailer.tokens) expect(await preview(token)).toBe(410);
+  });
+
+  it('refuses with 410 an old link whose acceptance overlapped the resend that replaced it', async () => {
+    const { h, dir, preview, resend } = await withInvitation();
+    const [old] = await linksIn(dir);
+    // The acceptance has found the invitation by the old link's secret when the resend runs from start to finish.
+    const read = holdNextCall(h.store.invitations, 'findBySecretHash');
+    const accepted = request(h.app).post('/invitations/accept').send({ token: old }).then((res) => res.status);
+    await read.reached;
+    await resend().expect(200);
+    read.release();
+
+    expect(await accepted).toBe(410);
+    const [inFile] = await linksIn(dir);
+    expect(inFile).not.toBe(old);
+    expect(await preview(old!)).toBe(410);
+    const member = await request(h.app).post('/invitations/accept').send({ token: inFile }).expect(201);
+    expect(member.body.user.email).toBe('ada@example.com');
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('sweeps away outbox files whose links are dead by age: the previous naming, no Expires header, crash leftovers', async () => {
+    const { h, dir, invitation } = await withInvitation();
+    const now = h.clock.now().getTime();
+    const at = (ms: number) => new Date(now - ms);
+    const write = (name: string, writtenAt: Date) => {
+      writeFileSync(join(dir, name), 'Subject: an invitation\r\n\r\nhttps://vault.example.com/invitations/accept?token=old', { mode: 0o600 });
+      utimesSync(join(dir, name), writtenAt, writtenAt);
+    };
+    const legacy = (sentAt: Date) => `${sentAt.toISOString().replace(/:/g, '-')}-0123456789abcdef.eml`;
+    const id = '7a1c2e3f-4b5d-4e6f-8a9b-0c1d2e3f4a5b';
+    const dead = [legacy(at(INVITATION_LIFETIME_MS)), `invitation-${id}.eml`, `.invitation-${id}.eml.tmp`, `.invitation-${id}.eml.0123456789abcdef.tmp`];
+    const alive = [legacy(at(INVITATION_LIFETIME_MS - 60_000)), `invitation-${id.replace('7a', '8b')}.eml`, `.invitation-${id}.eml.fedcba9876543210.tmp`];
+    // A legacy name tells when its link was sent; a new mtime (copied, restored) does not make it younger.
+    write(dead[0]!, h.clock.now());
+    write(dead[1]!, at(INVITATION_LIFETIME_MS));
+    write(dead[2]!, at(60_000));
+    write(dead[3]!, at(60_000));
+    write(alive[0]!, at(INVITATION_LIFETIME_MS - 60_000));
+    write(alive[1]!, at(INVITATION_LIFETIME_MS - 60_000));
+    write(alive[2]!, at(59_999));
+    const invitationFile = `invitation-${invitation.id}.eml`;
+    utimesSync(join(dir, invitationFile), h.clock.now(), h.clock.now());
+
+    expect((await h.sweep()).invitationMessages).toBe(dead.length);
+    expect(readdirSync(dir).sort()).toEqual([...alive, invitationFile].sort());
   });
 });

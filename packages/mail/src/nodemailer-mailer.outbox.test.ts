@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { linkTargets } from '../test/html';
@@ -7,6 +7,13 @@ import { NodemailerMailer } from './nodemailer-mailer';
 
 const EML_NAME = /^invitation-[0-9a-f-]{36}\.eml$/;
 const SECOND = '5d1c7e0b-2a3f-4b8e-8c1d-9e0f1a2b3c4d';
+const HOUR = 3_600_000;
+const LIFETIME = 72 * HOUR;
+/** The sweeper's instant in the tests that date files: the Expires of `anInvitation()`. */
+const NOW = new Date('2026-11-25T14:00:00.000Z');
+const ago = (ms: number): Date => new Date(NOW.getTime() - ms);
+const linkOf = (invitationId: string, n: number) =>
+  anInvitation({ invitationId, acceptUrl: `https://vault.example.test/invitations/accept?token=link-${n}` });
 
 describe('NodemailerMailer into an outbox', () => {
   let home: string;
@@ -16,8 +23,13 @@ describe('NodemailerMailer into an outbox', () => {
   beforeEach(async () => {
     home = await mkdtemp(join(tmpdir(), 'svc-mail-'));
     outboxDir = join(home, 'data', 'outbox');
-    mailer = new NodemailerMailer({ from: FROM, outboxDir });
+    mailer = new NodemailerMailer({ from: FROM, outboxDir, maxLinkLifetimeMs: LIFETIME });
   });
+
+  /** Gives a file the modification time a write at `at` would have given it. */
+  const writtenAt = (name: string, at: Date) => utimes(join(outboxDir, name), at, at);
+  const fileOf = (invitationId: string) => `invitation-${invitationId}.eml`;
+  const textOf = async (name: string) => (await readMail(await readFile(join(outboxDir, name)))).text;
 
   afterEach(async () => {
     mailer.close();
@@ -80,10 +92,81 @@ describe('NodemailerMailer into an outbox', () => {
     await mailer.sendInvitation(anInvitation({ expiresAt }));
     await mailer.sendInvitation(anInvitation({ invitationId: SECOND, expiresAt: new Date('2026-11-25T14:00:01.000Z') }));
     await writeFile(join(outboxDir, 'notes.txt'), 'not mail');
+    for (const name of await readdir(outboxDir)) await writtenAt(name, new Date(expiresAt.getTime() - LIFETIME + 1000));
 
     expect(await mailer.discardExpired(new Date(expiresAt.getTime() - 1))).toBe(0);
     expect(await mailer.discardExpired(expiresAt)).toBe(1);
     expect((await readdir(outboxDir)).sort()).toEqual([`invitation-${SECOND}.eml`, 'notes.txt']);
+  });
+
+  it('writes concurrent messages of one invitation without failing any: the file holds the last one, whole', async () => {
+    const messages = Array.from({ length: 10 }, (_, n) => linkOf(SECOND, n));
+    await Promise.all(messages.map((message) => mailer.sendInvitation(message)));
+
+    expect(await readdir(outboxDir)).toEqual([fileOf(SECOND)]);
+    const text = await textOf(fileOf(SECOND));
+    expect(text).toContain('token=link-9');
+    expect(text.match(/token=link-\d/g)).toEqual(['token=link-9']);
+  });
+
+  it('removes a file withdrawn while messages were still being written for it', async () => {
+    const sends = [0, 1, 2].map((n) => mailer.sendInvitation(linkOf(SECOND, n)));
+    await Promise.all([...sends, mailer.withdrawInvitation(SECOND)]);
+    await mailer.withdrawInvitation(SECOND);
+
+    expect(await readdir(outboxDir)).toEqual([]);
+  });
+
+  it('discards any .eml file older than the longest link lifetime, with or without an Expires header', async () => {
+    await mailer.sendInvitation(anInvitation({ expiresAt: new Date('2030-01-01T00:00:00.000Z') }));
+    await writeFile(join(outboxDir, fileOf(SECOND)), 'Subject: no Expires header\r\n\r\nhttps://vault.example.test/invitations/accept?token=x');
+    await writeFile(join(outboxDir, 'copied-by-hand.eml'), 'Subject: x\r\n\r\nhttps://vault.example.test/invitations/accept?token=y');
+    await writeFile(join(outboxDir, 'notes.txt'), 'not mail');
+    for (const name of await readdir(outboxDir)) await writtenAt(name, ago(LIFETIME - 1));
+
+    expect(await mailer.discardExpired(NOW)).toBe(0);
+    for (const name of await readdir(outboxDir)) await writtenAt(name, ago(LIFETIME));
+    expect(await mailer.discardExpired(NOW)).toBe(3);
+    expect(await readdir(outboxDir)).toEqual(['notes.txt']);
+  });
+
+  it('discards files of the previous naming by the send time in their name, or their mtime if older', async () => {
+    await mkdir(outboxDir, { recursive: true });
+    const legacy = (at: Date) => `${at.toISOString().replace(/:/g, '-')}-0123456789abcdef.eml`;
+    const byName = legacy(ago(LIFETIME));
+    const live = legacy(ago(LIFETIME - 60_000));
+    const byMtime = legacy(ago(HOUR)).replace('0123456789abcdef', 'fedcba9876543210');
+    for (const name of [byName, live, byMtime]) await writeFile(join(outboxDir, name), 'Subject: x\r\n\r\nlink');
+    // Restored from a backup: the mtime is new, the name still tells when it was sent.
+    await writtenAt(byName, NOW);
+    await writtenAt(live, ago(LIFETIME - 60_000));
+    await writtenAt(byMtime, ago(LIFETIME + HOUR));
+
+    expect(await mailer.discardExpired(NOW)).toBe(2);
+    expect(await readdir(outboxDir)).toEqual([live]);
+  });
+
+  it('discards temporary files a crash left once a minute old, and leaves younger ones to their writer', async () => {
+    await mkdir(outboxDir, { recursive: true });
+    const stale = [`.invitation-${SECOND}.eml.tmp`, `.invitation-${SECOND}.eml.0123456789abcdef.tmp`, '.2026-11-20T10-00-00.000Z-0123456789abcdef.eml.tmp'];
+    const young = `.invitation-${SECOND}.eml.fedcba9876543210.tmp`;
+    for (const name of [...stale, young]) await writeFile(join(outboxDir, name), 'Subject: half a messa');
+    for (const name of stale) await writtenAt(name, ago(60_000));
+    await writtenAt(young, ago(59_999));
+
+    expect(await mailer.discardExpired(NOW)).toBe(3);
+    expect(await readdir(outboxDir)).toEqual([young]);
+  });
+
+  // The window is a few microseconds wide (between the sweeper's check and its removal), so it takes rounds to hit it:
+  // without the per-invitation queue, about one round in fifty loses the new file.
+  it('never discards the file a new message put in place of an expired one while the sweeper ran, 200 times over', async () => {
+    for (let round = 0; round < 200; round++) {
+      await mailer.sendInvitation(anInvitation({ expiresAt: ago(1) }));
+      const resent = anInvitation({ acceptUrl: `https://vault.example.test/invitations/accept?token=round-${round}`, expiresAt: new Date('2030-01-01T00:00:00.000Z') });
+      await Promise.all([mailer.discardExpired(NOW), mailer.sendInvitation(resent)]);
+      expect(await textOf(fileOf(resent.invitationId))).toContain(`token=round-${round}`);
+    }
   });
 
   it('discards nothing when the outbox does not exist yet', async () => {
@@ -116,6 +199,10 @@ describe('NodemailerMailer construction', () => {
   });
 
   it('needs a from address', () => {
-    expect(() => new NodemailerMailer({ from: '', outboxDir: '/tmp/x' })).toThrow('needs a from address');
+    expect(() => new NodemailerMailer({ from: '', outboxDir: '/tmp/x', maxLinkLifetimeMs: LIFETIME })).toThrow('needs a from address');
+  });
+
+  it.each([undefined, 0, -1, Number.NaN])('needs the longest link lifetime with an outbox directory, not %p', (maxLinkLifetimeMs) => {
+    expect(() => new NodemailerMailer({ from: FROM, outboxDir: '/tmp/x', maxLinkLifetimeMs })).toThrow('needs maxLinkLifetimeMs');
   });
 });

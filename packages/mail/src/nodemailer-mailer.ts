@@ -16,6 +16,12 @@ export interface NodemailerMailerOptions {
    * one per invitation, deleted once its link stops working.
    */
   readonly outboxDir?: string | undefined;
+  /**
+   * With `outboxDir`, required: the longest an invitation link works after its message is sent, in milliseconds
+   * (core's `INVITATION_LIFETIME_MS`). The sweeper deletes any outbox `.eml` file older than this, whatever its name
+   * or headers: it can only hold a dead link.
+   */
+  readonly maxLinkLifetimeMs?: number | undefined;
 }
 
 /** Where rendered mail goes, what it keeps of it, and how to let go of it. */
@@ -35,10 +41,10 @@ export class NodemailerMailer implements Mailer {
 
   constructor(private readonly options: NodemailerMailerOptions) {
     if (!options.from) throw new Error('NodemailerMailer needs a from address');
-    const { smtpUrl, outboxDir } = options;
+    const { smtpUrl, outboxDir, maxLinkLifetimeMs } = options;
     if (smtpUrl && outboxDir) throw new Error('NodemailerMailer takes smtpUrl or outboxDir, not both');
     if (smtpUrl) this.delivery = smtpDelivery(smtpUrl);
-    else if (outboxDir) this.delivery = outboxDelivery(outboxDir);
+    else if (outboxDir) this.delivery = outboxDelivery(outboxDir, maxLinkLifetimeMs);
     else throw new Error('NodemailerMailer needs smtpUrl or outboxDir');
   }
 
@@ -84,9 +90,12 @@ function smtpDelivery(smtpUrl: string): Delivery {
   };
 }
 
-function outboxDelivery(outboxDir: string): Delivery {
+function outboxDelivery(outboxDir: string, maxLinkLifetimeMs: number | undefined): Delivery {
+  if (maxLinkLifetimeMs === undefined || !(maxLinkLifetimeMs > 0)) {
+    throw new Error('NodemailerMailer needs maxLinkLifetimeMs, a positive number of milliseconds, with outboxDir');
+  }
+  const outbox = new InvitationOutbox(outboxDir, { maxLinkLifetimeMs });
   const transport = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
-  const outbox = new InvitationOutbox(outboxDir);
   return {
     async send(invitationId, mail) {
       const { message } = await transport.sendMail(mail);

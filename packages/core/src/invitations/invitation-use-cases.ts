@@ -13,10 +13,14 @@ import type { TenantRepository } from '../tenants/tenant';
 import { normalizeEmail } from '../users/email';
 import type { User, UserRepository } from '../users/user';
 import { INVITATION_STATUSES, type Invitation, type InvitationRepository, type InvitationStatus, invitationStatus } from './invitation';
+import type { KeyedQueue } from './keyed-queue';
 import type { Mailer } from './mailer';
 
-/** How long an invitation link works: 72 hours from creation or resend. */
+/** How long an invitation link works: 72 hours from creation or resend. No link outlives its last send by more. */
 export const INVITATION_LIFETIME_MS = 72 * 3_600_000;
+
+/** How often a resend writes before giving up on an invitation that another process keeps changing under it. */
+export const MAX_RESEND_ATTEMPTS = 3;
 
 export interface InvitationDeps {
   readonly invitations: InvitationRepository;
@@ -30,6 +34,11 @@ export interface InvitationDeps {
   readonly random: RandomSource;
   /** `${SVC_PUBLIC_URL}`: links are `${publicUrl}/invitations/accept?token=…`. */
   readonly publicUrl: string;
+  /**
+   * Runs the changes of one invitation (its row and the kept copy of its e-mail) one at a time, keyed by its id. One
+   * instance shared by every invitation use case of the process; see {@link KeyedQueue} for why.
+   */
+  readonly queue: KeyedQueue;
 }
 
 const notFound = (): NotFoundError => new NotFoundError('invitation');
@@ -82,16 +91,18 @@ export class CreateInvitation {
       createdAt: now,
       expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
     };
-    if (!(await this.deps.invitations.create(invitation))) {
-      throw new ConflictError('ALREADY_INVITED', 'This e-mail address has already been invited.');
-    }
-    try {
-      await send(this.deps, actor, invitation, secret);
-    } catch (error) {
-      await this.deps.invitations.delete(invitation.tenantId, invitation.id);
-      throw error;
-    }
-    return invitation;
+    return this.deps.queue.run(invitation.id, async () => {
+      if (!(await this.deps.invitations.create(invitation))) {
+        throw new ConflictError('ALREADY_INVITED', 'This e-mail address has already been invited.');
+      }
+      try {
+        await send(this.deps, actor, invitation, secret);
+      } catch (error) {
+        await this.deps.invitations.delete(invitation.tenantId, invitation.id, { expectedSecretHash: invitation.secretHash });
+        throw error;
+      }
+      return invitation;
+    });
   }
 }
 
@@ -101,25 +112,39 @@ export class ResendInvitation {
 
   async execute(actor: Actor, id: string): Promise<Invitation> {
     requirePermission(actor, 'tenant:invitation:create', 'tenant:invitation:update');
-    const current = await this.deps.invitations.findById(actor.tenantId, id);
-    if (!current) throw notFound();
-    const now = this.deps.clock.now();
-    const secret = generateSecret(this.deps.random);
-    const resent: Invitation = {
-      ...current,
-      secretHash: hashKey(secret),
-      expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
-      modifiedBy: actor.applicationId,
-      modifiedAt: now,
-    };
-    if (!(await this.deps.invitations.update(resent))) throw notFound();
-    try {
-      await send(this.deps, actor, resent, secret);
-    } catch (error) {
-      await this.deps.invitations.update(current);
-      throw error;
+    return this.deps.queue.run(id, () => this.resend(actor, id));
+  }
+
+  /**
+   * Each write is conditional on the secret hash it replaces: the resend only replaces the link it read, and a failed
+   * mail only restores that link while the one it wrote is still in place. So a resend elsewhere (another process)
+   * is never overwritten, and a link that another resend's 200 killed never comes back.
+   */
+  private async resend(actor: Actor, id: string): Promise<Invitation> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.deps.invitations.findById(actor.tenantId, id);
+      if (!current) throw notFound();
+      if (attempt > MAX_RESEND_ATTEMPTS) {
+        throw new ConflictError('INVITATION_CHANGED', 'The invitation kept changing while it was being resent; try again.');
+      }
+      const now = this.deps.clock.now();
+      const secret = generateSecret(this.deps.random);
+      const resent: Invitation = {
+        ...current,
+        secretHash: hashKey(secret),
+        expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
+        modifiedBy: actor.applicationId,
+        modifiedAt: now,
+      };
+      if (!(await this.deps.invitations.update(resent, { expectedSecretHash: current.secretHash }))) continue;
+      try {
+        await send(this.deps, actor, resent, secret);
+      } catch (error) {
+        await this.deps.invitations.update(current, { expectedSecretHash: resent.secretHash });
+        throw error;
+      }
+      return resent;
     }
-    return resent;
   }
 }
 
@@ -162,8 +187,10 @@ export class DeleteInvitation {
 
   async execute(actor: Actor, id: string): Promise<void> {
     requirePermission(actor, 'tenant:invitation:delete');
-    if (!(await this.deps.invitations.delete(actor.tenantId, id))) throw notFound();
-    await withdraw(this.deps, id);
+    await this.deps.queue.run(id, async () => {
+      if (!(await this.deps.invitations.delete(actor.tenantId, id))) throw notFound();
+      await withdraw(this.deps, id);
+    });
   }
 }
 
@@ -201,9 +228,13 @@ export class AcceptInvitation {
     if (await this.deps.members.findByUser(invitation.tenantId, user.id)) {
       throw new ConflictError('ALREADY_MEMBER', 'You are already a member of this tenant.');
     }
-    // Of two concurrent acceptances only one deletes the invitation; the other sees the link as used.
-    if (!(await this.deps.invitations.delete(invitation.tenantId, invitation.id))) throw gone();
-    await withdraw(this.deps, invitation.id);
+    // Only while the invitation still carries this link's secret: of two concurrent acceptances only one deletes it,
+    // and a link that a resend replaced since the preview read it is as dead as the resend's answer said.
+    await this.deps.queue.run(invitation.id, async () => {
+      const condition = { expectedSecretHash: invitation.secretHash };
+      if (!(await this.deps.invitations.delete(invitation.tenantId, invitation.id, condition))) throw gone();
+      await withdraw(this.deps, invitation.id);
+    });
     const member: Member = {
       id: this.deps.ids.next(),
       tenantId: invitation.tenantId,

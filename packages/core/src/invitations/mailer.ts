@@ -23,6 +23,9 @@ export interface Mailer {
   sendInvitation(message: InvitationMessage): Promise<void>;
   /** The invitation's link stopped working (accepted or deleted): destroy any copy of its message. */
   withdrawInvitation(invitationId: string): Promise<void>;
-  /** Destroys the copies of messages whose link expired at or before `now`; returns how many. */
+  /**
+   * Destroys the copies of messages whose link expired at or before `now`; returns how many. A copy whose expiry
+   * cannot be read counts as expired once it is older than the longest a link lives after its send.
+   */
   discardExpired(now: Date): Promise<number>;
 }
