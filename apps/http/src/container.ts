@@ -104,7 +104,14 @@ function openLocalStore(config: Config, options: OpenStoreOptions = {}): Store {
 
 /** The container over the configured store, once it is open. */
 export async function createContainer(config: Config, overrides: ContainerOverrides = {}): Promise<DependencyContainer> {
-  return buildContainer(config, { ...overrides, store: overrides.store ?? (await openStore(config)) });
+  const store = overrides.store ?? (await openStore(config));
+  try {
+    return buildContainer(config, { ...overrides, store });
+  } catch (error) {
+    // A store this call opened must not outlive it: its threads would keep the process from exiting.
+    if (!overrides.store) await store.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 /** The master key: from SVC_MASTER_KEY, from the data dir (SQLite), or a throwaway one for the memory store. */

@@ -1,48 +1,15 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BIN, killServed, type Served, serveBin } from './served-bin';
 
 /** These tests run the built `svc` command as a user would: `npm test` builds before it tests. */
-const BIN = join(__dirname, '..', 'dist', 'src', 'bin', 'svc.js');
+const serve = (env: Record<string, string>): Promise<Served> => serveBin(env);
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly output: () => string;
-}
-
-function serve(env: Record<string, string>): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { PATH: process.env.PATH, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
-    const onData = (chunk: Buffer): void => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve({ child, url: (JSON.parse(line) as { url: string }).url, output: () => out });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${out}`));
-    });
-  });
-}
-
-function stop(served: Served): Promise<number | null> {
-  return new Promise((resolve) => {
-    served.child.removeAllListeners('exit');
-    served.child.once('exit', (code) => resolve(code));
-    served.child.kill('SIGTERM');
-  });
+async function stop(served: Served): Promise<number | null> {
+  served.child.kill('SIGTERM');
+  return (await served.exited).code;
 }
 
 async function get(url: string, key: string): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -63,7 +30,10 @@ describe('the svc command', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'svc-process-'));
   });
 
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterEach(() => {
+    killServed();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('bootstraps once, keeps data across restarts, and creates tenants while serving', async () => {
     const first = await serve({ SVC_DATA_DIR: dataDir });

@@ -1,50 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BIN, killServed, type Served, serveBin } from './served-bin';
 
-/** The built `svc` command, run as a user runs it (`npm test` builds first). */
-const BIN = join(__dirname, '..', 'dist', 'src', 'bin', 'svc.js');
-
-interface Served {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly output: () => string;
-  /** The exit code and when it came (performance.now()). */
-  readonly exited: Promise<{ readonly code: number | null; readonly at: number }>;
-}
-
-/** Every process a test started, killed after it if the test did not stop it. */
-const children: ChildProcess[] = [];
-
-function serve(dataDir: string, env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { PATH: process.env.PATH, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_DATA_DIR: dataDir, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: performance.now() })));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 15_000);
-    const onData = (chunk: Buffer): void => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve({ child, url: (JSON.parse(line) as { url: string }).url, output: () => out, exited });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    void exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${out}`));
-    });
-  });
-}
+/** `svc serve` on `dataDir`, with more of the environment when given. */
+const serve = (dataDir: string, env: Record<string, string> = {}): Promise<Served> => serveBin({ SVC_DATA_DIR: dataDir, ...env }, 15_000);
 
 async function logged(served: Served, msg: string): Promise<void> {
   for (let i = 0; i < 200 && !served.output().includes(`"msg":"${msg}"`); i++) await new Promise((r) => setTimeout(r, 10));
@@ -213,7 +175,7 @@ describe('svc serve on SIGTERM and SIGINT', () => {
   });
   beforeEach(() => (dataDir = mkdtempSync(join(tmpdir(), 'svc-shutdown-'))));
   afterEach(() => {
-    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    killServed();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -1,0 +1,50 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+/** The built `svc` command, run as a user runs it (`npm test` builds first). */
+export const BIN = join(__dirname, '..', 'dist', 'src', 'bin', 'svc.js');
+
+/** A running `svc serve`: its process, address, everything it printed so far, and its exit. */
+export interface Served {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly output: () => string;
+  /** The exit code and when it came (performance.now()). */
+  readonly exited: Promise<{ readonly code: number | null; readonly at: number }>;
+}
+
+/** Every process started here, so a test file can kill what its tests did not stop (see {@link killServed}). */
+const children: ChildProcess[] = [];
+
+/** Starts `svc serve` on a free port with `env`; resolves once it logs that it listens. */
+export function serveBin(env: Record<string, string>, startTimeoutMs = 20_000): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { PATH: process.env.PATH, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: performance.now() })));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), startTimeoutMs);
+    const onData = (chunk: Buffer): void => {
+      out += chunk.toString();
+      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (line) {
+        clearTimeout(timer);
+        resolve({ child, url: (JSON.parse(line) as { url: string }).url, output: () => out, exited });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+/** Kills every server a test left running. */
+export function killServed(): void {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
