@@ -1,9 +1,10 @@
 import { Context, Output, TokenKind, toValue, toValueSync, type Liquid, type Template } from 'liquidjs';
-import { ValidationError } from '../shared/errors';
 import type { RandomSource } from '../shared/random';
 import { createLiquid } from './create-liquid';
 import { DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './expression-limits';
 import { createFilters } from './filters';
+import type { StrictGrammar } from './strict/argument-reader';
+import { readStrictly } from './strict/read-strictly';
 import { TemplateCache } from './template-cache';
 import { toValidationError } from './to-validation-error';
 
@@ -22,24 +23,25 @@ export interface ExpressionEngineDeps {
   readonly limits?: Partial<ExpressionLimits>;
 }
 
-const CACHE_SIZE = 1000;
 
-// liquidjs silently ignores a trailing pipe, so `{{ data | }}` would print the data unmasked.
-const DANGLING_PIPE = /\|\s*-?(?:\}\}|%\})/;
-const DANGLING_PIPE_MESSAGE = 'The expression is invalid: a filter name is missing after "|".';
+const CACHE_SIZE = 1000;
 
 /**
  * Evaluates Liquid expressions (ids, masks, fingerprints, search indexes) with Basis Theory's filters,
- * in a sandbox: no files, unknown filters are errors, work is bounded. Every failure is a
- * `ValidationError` naming the field, whose message never contains token data.
+ * in a sandbox: no files, unknown filters are errors, work is bounded. Templates are read strictly
+ * (strict/read-strictly.ts): one that liquidjs would read only in part is refused, never half-evaluated.
+ * Every failure is a `ValidationError` naming the field, whose message never contains token data.
  */
 export class ExpressionEngine {
+  private readonly grammar: StrictGrammar;
   private readonly liquid: Liquid;
+  private readonly limits: ExpressionLimits;
   private readonly parsed = new TemplateCache<Template[]>(CACHE_SIZE);
 
   constructor(deps: ExpressionEngineDeps) {
-    const limits = { ...DEFAULT_EXPRESSION_LIMITS, ...deps.limits };
-    this.liquid = createLiquid(createFilters(deps.random), limits);
+    this.limits = { ...DEFAULT_EXPRESSION_LIMITS, ...deps.limits };
+    this.grammar = createLiquid(createFilters(deps.random), this.limits);
+    this.liquid = this.grammar.liquid;
   }
 
   /** True when the string contains a Liquid output or tag (`{{` or `{%`). */
@@ -78,9 +80,11 @@ export class ExpressionEngine {
   private parse(field: string, template: string): Template[] {
     const cached = this.parsed.get(template);
     if (cached) return cached;
-    if (DANGLING_PIPE.test(template)) throw ValidationError.field(field, DANGLING_PIPE_MESSAGE);
     let templates: Template[];
     try {
+      // Checked before reading, so an oversized template costs nothing; liquidjs checks it again.
+      if (template.length > this.limits.parseLimit) throw new Error('parse length limit exceeded');
+      readStrictly(template, this.grammar);
       templates = this.liquid.parse(template);
     } catch (error) {
       throw toValidationError(field, error, 'parse');
