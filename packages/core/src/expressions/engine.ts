@@ -1,5 +1,6 @@
 import { Context, Output, TokenKind, toValue, toValueSync, type Liquid, type Template } from 'liquidjs';
 import type { RandomSource } from '../shared/random';
+import { ChargingEmitter } from './charging-emitter';
 import { createLiquid } from './create-liquid';
 import { DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './expression-limits';
 import { createFilters } from './filters';
@@ -7,6 +8,7 @@ import type { StrictGrammar } from './strict/argument-reader';
 import { readStrictly } from './strict/read-strictly';
 import { TemplateCache } from './template-cache';
 import { toValidationError } from './to-validation-error';
+import { WorkBudget } from './work-budget';
 
 /**
  * The variables an expression can see. `data` is the token's data (secret); `metadata` is only bound
@@ -23,6 +25,11 @@ export interface ExpressionEngineDeps {
   readonly limits?: Partial<ExpressionLimits>;
 }
 
+/** A template read strictly and parsed, with its size in items (what each render step costs). */
+interface Parsed {
+  readonly templates: Template[];
+  readonly size: number;
+}
 
 const CACHE_SIZE = 1000;
 
@@ -36,7 +43,7 @@ export class ExpressionEngine {
   private readonly grammar: StrictGrammar;
   private readonly liquid: Liquid;
   private readonly limits: ExpressionLimits;
-  private readonly parsed = new TemplateCache<Template[]>(CACHE_SIZE);
+  private readonly parsed = new TemplateCache<Parsed>(CACHE_SIZE);
 
   constructor(deps: ExpressionEngineDeps) {
     this.limits = { ...DEFAULT_EXPRESSION_LIMITS, ...deps.limits };
@@ -54,9 +61,20 @@ export class ExpressionEngine {
     this.parse(field, template);
   }
 
-  /** Renders the template to text. */
-  render(field: string, template: string, scope: ExpressionScope): string {
-    return this.renderParsed(field, this.parse(field, template), scope);
+  /**
+   * Renders the template to text. `budget` lets several renders share one bound (a mask's templates);
+   * by default each render gets its own.
+   */
+  render(field: string, template: string, scope: ExpressionScope, budget?: WorkBudget): string {
+    const parsed = this.parse(field, template);
+    try {
+      const ctx = this.context(scope, parsed, budget);
+      const emitter = new ChargingEmitter(ctx.memoryLimit);
+      toValueSync(this.liquid.renderer.renderTemplates(parsed.templates, ctx, emitter));
+      return emitter.buffer;
+    } catch (error) {
+      throw toValidationError(field, error, 'render');
+    }
   }
 
   /**
@@ -64,12 +82,14 @@ export class ExpressionEngine {
    * allowed) gives the evaluated value itself: numbers stay numbers, null stays null, objects stay objects.
    * A missing value is null.
    */
-  evaluate(field: string, template: string, scope: ExpressionScope): unknown {
-    const templates = this.parse(field, template);
-    const output = soleOutput(templates);
-    if (!output) return this.renderParsed(field, templates, scope);
+  evaluate(field: string, template: string, scope: ExpressionScope, budget?: WorkBudget): unknown {
+    const parsed = this.parse(field, template);
+    const output = soleOutput(parsed.templates);
+    if (!output) return this.render(field, template, scope, budget);
     try {
-      const ctx = new Context(environment(scope), this.liquid.options, { sync: true }, { liquid: this.liquid });
+      const ctx = this.context(scope, parsed, budget);
+      // One step, as rendering it would have cost.
+      ctx.renderLimit.check(0);
       const value: unknown = toValue(toValueSync(output.value.value(ctx, false)));
       return value === undefined ? null : value;
     } catch (error) {
@@ -77,29 +97,25 @@ export class ExpressionEngine {
     }
   }
 
-  private parse(field: string, template: string): Template[] {
+  private parse(field: string, template: string): Parsed {
     const cached = this.parsed.get(template);
     if (cached) return cached;
-    let templates: Template[];
+    let parsed: Parsed;
     try {
       // Checked before reading, so an oversized template costs nothing; liquidjs checks it again.
       if (template.length > this.limits.parseLimit) throw new Error('parse length limit exceeded');
-      readStrictly(template, this.grammar);
-      templates = this.liquid.parse(template);
+      const { size } = readStrictly(template, this.grammar);
+      parsed = { templates: this.liquid.parse(template), size };
     } catch (error) {
       throw toValidationError(field, error, 'parse');
     }
-    this.parsed.set(template, templates);
-    return templates;
+    this.parsed.set(template, parsed);
+    return parsed;
   }
 
-  private renderParsed(field: string, templates: Template[], scope: ExpressionScope): string {
-    try {
-      const rendered: unknown = this.liquid.renderSync(templates, environment(scope));
-      return typeof rendered === 'string' ? rendered : String(rendered ?? '');
-    } catch (error) {
-      throw toValidationError(field, error, 'render');
-    }
+  /** A render context whose step meter is a WorkBudget (liquidjs's default is a wall-clock deadline). */
+  private context(scope: ExpressionScope, parsed: Parsed, budget = new WorkBudget(this.limits.workLimit)): Context {
+    return new Context(environment(scope), this.liquid.options, { sync: true }, { liquid: this.liquid, renderLimit: budget.meter(parsed.size) });
   }
 }
 
