@@ -3,7 +3,7 @@ import { normalizeContainer } from '../shared/container';
 import type { ExpressionEngine } from '../expressions';
 import type { Metadata } from './token';
 import type { TokenType } from './token-types';
-import { evaluateMask, MASK_WRITE_BUDGET_MS } from './token-view';
+import { evaluateMask } from './token-view';
 
 /** Exactly one container path, normalized; the type's default when none is given. */
 export function resolveContainers(type: TokenType, containers: readonly string[] | undefined): string[] {
@@ -30,7 +30,7 @@ export function validateMetadata(metadata: Readonly<Record<string, string>> | un
 /** The mask to keep: the given one (checked by evaluating it on the data) or the type's default. */
 export function resolveMask(engine: ExpressionEngine, type: TokenType, mask: unknown, data: unknown): unknown {
   if (mask === undefined || mask === null) return type.defaultMask;
-  evaluateMask(engine, mask, data, MASK_WRITE_BUDGET_MS);
+  evaluateMask(engine, mask, data);
   return mask;
 }
 
