@@ -97,9 +97,10 @@ describe("requests Node's HTTP parser refuses", () => {
     expect(answer.body).not.toContain('kkkk');
   });
 
-  it('answers a method the parser knows but no route serves with a 404 problem+json', async () => {
+  it('answers a method the parser knows but the resource does not serve with a 405 problem+json naming the ones it does', async () => {
     const answer = await exchange(server.url, head(['PROPFIND /tokens HTTP/1.1', 'Host: x', 'Connection: close']));
-    expect(answer.status).toBe(404);
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe('GET, HEAD, POST');
     expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 

@@ -120,6 +120,22 @@ describe('hostile input', () => {
     expect(Object.keys((await api.get(`/tokens?${pads}&size=1000`).expect(400)).body.errors)).toEqual(['size']);
   });
 
+  it.each([
+    ['put', '/tokens/abc', 'DELETE, GET, HEAD, PATCH'],
+    ['delete', '/tokens', 'GET, HEAD, POST'],
+    ['get', '/tenants/self/invitations/abc/resend', 'POST'],
+    ['patch', '/applications/abc', 'DELETE, GET, HEAD, PUT'],
+    ['get', '/sessions/authorize', 'POST'],
+  ] as const)('answers %s %s with 405 and Allow: %s, before any key is checked', async (method, path, allow) => {
+    const res = await request(h.app)[method](path).expect(405).expect('Allow', allow).expect('Content-Type', /application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 405, type: 'https://svc.dev/errors/method-not-allowed' });
+  });
+
+  it('still answers a path no route serves with 404', async () => {
+    await api.get('/nothing/here').expect(404);
+    await api.put('/tokens/a/b').expect(404);
+  });
+
   it('caps repeated filters, and answers 100 of them', async () => {
     const ids = Array.from({ length: 100 }, (_, i) => `id=x${i}`).join('&');
     expect((await api.get(`/tokens?${ids}`).expect(200)).body.pagination.total_items).toBe(0);

@@ -71,6 +71,34 @@ function decodes(segment: string): boolean {
   }
 }
 
+/** A path no route serves is a 404; a path a route serves with other methods is a 405 naming them in `Allow`. */
 export function notFoundHandler(req: Request, res: Response): void {
-  sendProblem(res, { ...HTTP_PROBLEMS.notFound, detail: 'No such resource.', instance: req.path });
+  const allowed = allowedMethods(req);
+  if (allowed.length === 0) {
+    sendProblem(res, { ...HTTP_PROBLEMS.notFound, detail: 'No such resource.', instance: req.path });
+    return;
+  }
+  res.setHeader('Allow', allowed.join(', '));
+  sendProblem(res, { ...HTTP_PROBLEMS.methodNotAllowed, detail: `This resource answers ${allowed.join(', ')}.`, instance: req.path });
+}
+
+interface MethodLayer {
+  readonly route?: { readonly methods?: Readonly<Record<string, boolean>> };
+  match(path: string): boolean;
+}
+
+function allowedMethods(req: Request): string[] {
+  const methods = new Set<string>();
+  for (const layer of (req.app.router as unknown as { readonly stack: readonly MethodLayer[] }).stack) {
+    if (!layer.route?.methods) continue;
+    let matches = false;
+    try {
+      matches = layer.match(req.path);
+    } catch {
+      // A parameter that does not decode: that path is answered elsewhere.
+    }
+    if (matches) for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') methods.add(method.toUpperCase());
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
 }

@@ -44,6 +44,7 @@ const KINDS: ReadonlyArray<readonly [abstract new (...args: never[]) => DomainEr
 
 export const HTTP_PROBLEMS = {
   notFound: { status: 404, type: `${BASE}not-found`, title: 'Not Found' },
+  methodNotAllowed: { status: 405, type: `${BASE}method-not-allowed`, title: 'Method Not Allowed' },
   payloadTooLarge: { status: 413, type: `${BASE}payload-too-large`, title: 'Payload Too Large' },
   unsupportedMediaType: { status: 415, type: `${BASE}unsupported-media-type`, title: 'Unsupported Media Type' },
   validation: { status: 400, type: `${BASE}validation`, title: 'One or more validation errors occurred.' },
