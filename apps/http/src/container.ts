@@ -8,6 +8,7 @@ import {
   DeleteInvitation,
   DeleteMember,
   GetInvitation,
+  GetTenant,
   INVITATION_LIFETIME_MS,
   type InvitationDeps,
   KeyedQueue,
@@ -234,6 +235,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     const members = { members: s.members, users: s.users };
     const deps = invitationDeps(d);
     return {
+      getTenant: new GetTenant({ tenants: s.tenants }),
       listMembers: new ListMembers(members),
       deleteMember: new DeleteMember(members),
       createInvitation: new CreateInvitation(deps),

@@ -226,6 +226,8 @@ const ROUTES: readonly Route[] = [
     key: (f) => f.pvt,
     body: (f) => ({ nonce: f.nonce, permissions: ['token:read'], rules: [{ priority: 1, conditions: [{ attribute: 'id', operator: 'equals', value: 'x' }], transform: 'reveal', permissions: ['token:read'] }], expires_at: '2026-01-01T01:00:00Z' }),
   },
+  { method: 'get', path: '/tenants/self', key: (f) => f.mgt },
+  { method: 'get', path: '/permissions', key: (f) => f.pvt, queryKeys: ['application_type'] },
   { method: 'get', path: '/tenants/self/members', key: (f) => f.mgt, queryKeys: ['user_id', 'page', 'size'] },
   { method: 'delete', path: '/tenants/self/members/:id', key: (f) => f.mgt, ids: (f) => f.memberIds },
   { method: 'post', path: '/tenants/self/invitations', key: (f) => f.mgt, body: () => ({ email: 'grace@example.com' }) },

@@ -24,6 +24,7 @@ export * from './tenants/tenant';
 export * from './tenants/system.repository';
 export * from './tenants/create-tenant';
 export * from './tenants/bootstrap';
+export * from './tenants/get-tenant';
 export * from './users/user';
 export * from './users/email';
 export * from './members/member';

@@ -15,6 +15,7 @@ import { tokenRoutes } from './routes/token.routes';
 import { sessionRoutes, type SessionUseCases } from './routes/session.routes';
 import { tenantRoutes, type TenantUseCases } from './routes/tenant.routes';
 import { acceptRoutes } from './routes/accept.routes';
+import { permissionRoutes } from './routes/permission.routes';
 import { edgeHeaders } from './trace';
 import { cors } from './cors';
 
@@ -41,6 +42,7 @@ export function createApp(container: DependencyContainer): Express {
   sessionRoutes(app, auth, container.resolve<SessionUseCases>(TOKENS.SessionUseCases), json);
   tenantRoutes(app, auth, container.resolve<TenantUseCases>(TOKENS.TenantUseCases), json, container.resolve<Clock>(TOKENS.Clock));
   acceptRoutes(app, container.resolve<AcceptInvitation>(TOKENS.AcceptInvitation), config.bodyLimitBytes);
+  permissionRoutes(app, auth);
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;

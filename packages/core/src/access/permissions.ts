@@ -8,6 +8,7 @@ export const PERMISSIONS = [
   'token:use',
   'session:create',
   'session:authorize',
+  'tenant:read',
   'tenant:member:read',
   'tenant:member:delete',
   'tenant:invitation:create',
@@ -55,4 +56,43 @@ export function isApplicationType(value: string): value is ApplicationType {
 
 export function isTokenPermission(permission: Permission): boolean {
   return TOKEN_PERMISSIONS.includes(permission);
+}
+
+/** What each permission allows, in words: the catalogue `GET /permissions` lists, from the same source as the rules. */
+export const PERMISSION_DESCRIPTIONS: Readonly<Record<Permission, string>> = {
+  'token:create': 'Create tokens.',
+  'token:read': 'Read tokens, with data masked unless a rule reveals it.',
+  'token:update': 'Update tokens.',
+  'token:delete': 'Delete tokens.',
+  'token:search': 'Search tokens.',
+  'token:use': 'Read tokens with their data revealed.',
+  'session:create': 'Create sessions for the browser or mobile client of a public application.',
+  'session:authorize': 'Grant permissions or access rules to a session.',
+  'tenant:read': 'Read the tenant.',
+  'tenant:member:read': 'List the members of the tenant.',
+  'tenant:member:delete': 'Remove members from the tenant.',
+  'tenant:invitation:create': 'Invite people to the tenant.',
+  'tenant:invitation:read': 'Read invitations to the tenant.',
+  'tenant:invitation:update': 'Resend invitations to the tenant.',
+  'tenant:invitation:delete': 'Delete invitations to the tenant.',
+  'application:create': 'Create applications.',
+  'application:read': 'Read applications.',
+  'application:update': 'Update applications and regenerate their keys.',
+  'application:delete': 'Delete applications.',
+};
+
+/** One entry of the permission catalogue. */
+export interface PermissionEntry {
+  readonly type: Permission;
+  readonly description: string;
+  readonly applicationTypes: readonly ApplicationType[];
+}
+
+/** The catalogue: every permission, what it allows and which application types may hold it; one type's when given. */
+export function permissionCatalogue(applicationType?: ApplicationType): readonly PermissionEntry[] {
+  return PERMISSIONS.map((type) => ({
+    type,
+    description: PERMISSION_DESCRIPTIONS[type],
+    applicationTypes: APPLICATION_TYPES.filter((t) => PERMISSIONS_BY_TYPE[t].includes(type)),
+  })).filter((entry) => applicationType === undefined || entry.applicationTypes.includes(applicationType));
 }

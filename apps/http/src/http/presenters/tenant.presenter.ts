@@ -23,6 +23,11 @@ export function presentTenant(tenant: Tenant) {
   return { id: tenant.id, name: tenant.name, owner_id: tenant.ownerId, created_at: iso(tenant.createdAt) };
 }
 
+/** GET /tenants/self, in the shape of Basis Theory's tenant object (svc has one kind of tenant and no settings). */
+export function presentSelfTenant(tenant: Tenant) {
+  return { id: tenant.id, name: tenant.name, owner_id: tenant.ownerId, type: 'PRODUCTION', settings: {}, created_at: iso(tenant.createdAt) };
+}
+
 /** What `svc tenants create` prints: the tenant, its OWNER member and the management application with its key. */
 export function presentProvisionedTenant(result: ProvisionedTenant) {
   return {

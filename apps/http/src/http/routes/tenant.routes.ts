@@ -4,6 +4,7 @@ import type {
   DeleteInvitation,
   DeleteMember,
   GetInvitation,
+  GetTenant,
   ListInvitations,
   ListMembers,
   ResendInvitation,
@@ -13,13 +14,14 @@ import type { IRouter, RequestHandler } from 'express';
 import { actorOf, requires } from '../authenticate';
 import { presentInvitation } from '../presenters/invitation.presenter';
 import { presentPage } from '../presenters/pagination';
-import { presentMember } from '../presenters/tenant.presenter';
+import { presentMember, presentSelfTenant } from '../presenters/tenant.presenter';
 import { sendJson } from '../respond';
 import { createInvitationSchema, listInvitationsQuery, listMembersQuery } from '../schemas/tenant.schemas';
 import { emptyBody } from '../schemas/common';
 import { validate } from '../validate';
 
 export interface TenantUseCases {
+  readonly getTenant: GetTenant;
   readonly listMembers: ListMembers;
   readonly deleteMember: DeleteMember;
   readonly createInvitation: CreateInvitation;
@@ -36,6 +38,10 @@ const uuid = (raw: string | string[] | undefined, resource: string): string => {
 
 /** /tenants/self: the members and invitations of the caller's tenant. */
 export function tenantRoutes(router: IRouter, auth: RequestHandler, useCases: TenantUseCases, json: RequestHandler, clock: Clock): void {
+  router.get('/tenants/self', auth, requires('tenant:read'), async (_req, res) => {
+    sendJson(res, 200, presentSelfTenant(await useCases.getTenant.execute(actorOf(res))));
+  });
+
   router.get('/tenants/self/members', auth, requires('tenant:member:read'), async (req, res) => {
     const query = validate(listMembersQuery, req.query);
     const page = await useCases.listMembers.execute(actorOf(res), { userIds: query.user_id, page: query.page, size: query.size });
