@@ -160,3 +160,21 @@ describe('Strict reading of expressions', () => {
     expect(engine.render('mask', template, { data: card })).toBe(expected);
   });
 });
+
+describe('Strict reading of text between tags', () => {
+  it.each([
+    '{{ data.number }}| reveal_last: 4 }}',
+    '{{ data.number -}} reveal_last: 4 }}',
+    '{% echo data.number %}| reveal_last: 4 %}',
+    '{% assign x = data.number %}| reveal_last: 4 %}{{ x }}',
+    '{% if data %}{{ data.number}} | last4 }}{% endif %}',
+  ])('refuses a stray closing delimiter, a mask typed with one too many: %s', (template) => {
+    expect(refuses(template)).toMatch(/^The expression is invalid: a stray '(\}\}|%\})' outside a tag at column \d+\.$/);
+  });
+
+  it('takes no indent for jsonify or inspect, whose output would grow with the square of the nesting', () => {
+    expect(refuses('{{ data | jsonify: 10 }}')).toMatch(/^The expression is invalid: /);
+    expect(refuses('{{ data | inspect: 2 }}')).toMatch(/^The expression is invalid: /);
+    expect(engine.render('mask', '{{ data.expiration_month | jsonify }}', { data: card })).toBe('12');
+  });
+});

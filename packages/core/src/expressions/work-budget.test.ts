@@ -82,7 +82,7 @@ describe('The render bound', () => {
 
   it('charges filters for their input, so a large value cannot be filtered over and over', () => {
     const data = { list: Array.from({ length: 20_000 }, (_, i) => ({ id: i })), needle: { zz: 1 } };
-    const template = "{% for i in (1..1000) %}{% assign y = data | json: '$..zz' %}{% endfor %}";
+    const template = "{% for i in (1..1000) %}{% assign y = data | json: '$.needle.zz' %}{% endfor %}";
     expect(failure(() => engine.render('mask', template, { data }))).toBe(TOO_MUCH);
   });
 

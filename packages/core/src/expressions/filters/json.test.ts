@@ -25,7 +25,7 @@ describe('json', () => {
     ["{{ data | json: '$.bicycle.color' }}", 'red'],
     ["{{ data | json: '$.bicycle.price' }}", '19.95'],
     ["{{ data | json: '$.books[0].author' }}", 'Herman Melville'],
-    ["{{ data | json: '$.books[?(@.price < 10)].title' }}", 'Moby Dick'],
+    ["{{ data | json: '$[\"books\"][1][\"title\"]' }}", 'The Lord of the Rings'],
   ])('%s gives %s', (template, expected) => {
     expect(render(template, store)).toBe(expected);
   });
@@ -41,8 +41,17 @@ describe('json', () => {
     ["{{ data | json: '$.missing' }}", 'no match'],
     ['{{ data | json }}', 'no path'],
     ["{{ data | json: '$.books[?(@.price <' }}", 'a broken path'],
+    ["{{ data | json: '$.books[?(@.price < 10)].title' }}", 'a filter script, whose cost grows with its length'],
+    ["{{ data | json: '$..title' }}", 'recursive descent, whose cost grows with the nesting'],
+    ["{{ data | json: '$.books[*]' }}", 'a wildcard'],
+    ["{{ data | json: '$.books[0:1]' }}", 'a slice'],
   ])('%s is an error (%s)', (template) => {
     expect(() => render(template, store)).toThrow(ValidationError);
+  });
+
+  it('refuses a path of recursive descents over deeply nested data at once, instead of exhausting the heap', () => {
+    const deep = JSON.parse(`${'{"a":'.repeat(1000)}1${'}'.repeat(1000)}`) as unknown;
+    expect(() => render("{{ data | json: '$..*..*' }}", deep)).toThrow(ValidationError);
   });
 
   it('cannot run code from a filter script', () => {

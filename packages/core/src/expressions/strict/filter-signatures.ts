@@ -29,7 +29,8 @@ const LIQUID_ARGUMENTS: Readonly<Record<string, number>> = {
   split: 1, strip: 1, strip_newlines: 0, squish: 0, capitalize: 0, replace: 2, replace_first: 2, replace_last: 2,
   truncate: 2, truncatewords: 2, normalize_whitespace: 0, number_of_words: 1, array_to_sentence_string: 1,
   base64_encode: 0, base64_decode: 0, sha256: 0, hmac_sha256: 1,
-  default: 1, raw: 0, jsonify: 1, to_integer: 0, json: 1, inspect: 1,
+  // jsonify and inspect take no indent: indentation grows with the square of the nesting depth, past the memory bound.
+  default: 1, raw: 0, jsonify: 0, to_integer: 0, json: 1, inspect: 0,
 };
 
 const KEYWORDS: Readonly<Record<string, readonly string[]>> = { default: ['allow_false'] };

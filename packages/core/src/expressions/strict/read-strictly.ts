@@ -45,6 +45,10 @@ export function readStrictly(template: string, grammar: StrictGrammar): StrictRe
         size += reader.items;
       } else if (/\S/.test(token.getText())) {
         assertNotInCaseHead(blocks, template, token.begin);
+        // Text never needs a closing delimiter: `{{ data.number }}| reveal_last: 4 }}` is a mask typed with one `}}`
+        // too many, whose filter liquidjs would print as text after the whole value.
+        const stray = token.getText().search(/\}\}|%\}/);
+        if (stray !== -1) throw new ExpressionSyntaxError(`a stray '${token.getText().slice(stray, stray + 2)}' outside a tag`, template, token.begin + stray);
       }
       continue;
     }
