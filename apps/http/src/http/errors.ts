@@ -32,7 +32,7 @@ export function errorHandler(logger: Logger) {
 
 /**
  * A path with broken percent-encoding (`/tokens/%zz`) names nothing: the router's URIError becomes a 400 naming the
- * path parameter it could not decode, found by matching the raw path against the routes' patterns.
+ * path parameter it could not decode.
  */
 function malformedPath(error: unknown, req: Request): HttpProblemError | undefined {
   if (!(error instanceof URIError)) return undefined;
@@ -42,24 +42,37 @@ function malformedPath(error: unknown, req: Request): HttpProblemError | undefin
   });
 }
 
+/** A route of the app's router, as much of it as these answers read. `match` throws a URIError on a bad parameter. */
 interface RouteLayer {
-  readonly route?: { readonly path?: unknown };
+  readonly route?: { readonly path?: unknown; readonly methods?: Readonly<Record<string, boolean>> };
+  match(path: string): object | false;
 }
 
+/** The routes of the app, each matched by the router's own matcher (its case and trailing-slash rules). */
+function routes(req: Request): readonly RouteLayer[] {
+  return (req.app.router as unknown as { readonly stack: readonly RouteLayer[] }).stack.filter((layer) => layer.route);
+}
+
+/** The parameter of the route whose match failed to decode it, by its place in the route's pattern. */
 function undecodableParameter(req: Request): string | undefined {
-  // The router matches case-insensitively and with or without a trailing slash; so does this.
-  const segments = req.path.replace(/(.)\/$/, '$1').split('/');
-  const layers = (req.app.router as unknown as { readonly stack: readonly RouteLayer[] }).stack;
-  for (const layer of layers) {
+  const segments = req.path.split('/');
+  for (const layer of routes(req)) {
     const pattern = layer.route?.path;
-    if (typeof pattern !== 'string') continue;
+    if (typeof pattern !== 'string' || matchOf(layer, req.path) !== 'undecodable') continue;
     const parts = pattern.split('/');
-    if (parts.length !== segments.length) continue;
-    const literalsMatch = parts.every((part, i) => part.startsWith(':') || part.toLowerCase() === segments[i]!.toLowerCase());
-    const broken = parts.findIndex((part, i) => part.startsWith(':') && !decodes(segments[i]!));
-    if (literalsMatch && broken !== -1) return parts[broken]!.slice(1);
+    const broken = parts.findIndex((part, i) => part.startsWith(':') && !decodes(segments[i] ?? ''));
+    if (broken !== -1) return parts[broken]!.slice(1);
   }
   return undefined;
+}
+
+/** How the router's own matcher sees `path` for this route: matched, not, or with a parameter that does not decode. */
+function matchOf(layer: RouteLayer, path: string): 'match' | 'none' | 'undecodable' {
+  try {
+    return layer.match(path) ? 'match' : 'none';
+  } catch {
+    return 'undecodable';
+  }
 }
 
 function decodes(segment: string): boolean {
@@ -82,22 +95,11 @@ export function notFoundHandler(req: Request, res: Response): void {
   sendProblem(res, { ...HTTP_PROBLEMS.methodNotAllowed, detail: `This resource answers ${allowed.join(', ')}.`, instance: req.path });
 }
 
-interface MethodLayer {
-  readonly route?: { readonly methods?: Readonly<Record<string, boolean>> };
-  match(path: string): boolean;
-}
-
 function allowedMethods(req: Request): string[] {
   const methods = new Set<string>();
-  for (const layer of (req.app.router as unknown as { readonly stack: readonly MethodLayer[] }).stack) {
-    if (!layer.route?.methods) continue;
-    let matches = false;
-    try {
-      matches = layer.match(req.path);
-    } catch {
-      // A parameter that does not decode: that path is answered elsewhere.
-    }
-    if (matches) for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') methods.add(method.toUpperCase());
+  for (const layer of routes(req)) {
+    if (matchOf(layer, req.path) !== 'match') continue;
+    for (const [method, on] of Object.entries(layer.route?.methods ?? {})) if (on && method !== '_all') methods.add(method.toUpperCase());
   }
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort();
