@@ -1,4 +1,4 @@
-import { isWellFormedText, ValidationError } from '@svc/core';
+import { isWellFormedText, toWellFormedText, ValidationError } from '@svc/core';
 import type { z } from 'zod';
 
 /** `['rules', 0, 'transform']` → `rules[0].transform`. */
@@ -51,7 +51,7 @@ function hostileValue(value: unknown): { path: PropertyKey[]; message: string } 
     else {
       for (const key of Object.keys(node)) {
         if (key === '__proto__') return { path: [...path, key], message: 'This field name is reserved.' };
-        if (!isWellFormedText(key)) return { path: [...path, key.replace(/\p{Surrogate}/gu, '\uFFFD')], message: ILL_FORMED };
+        if (!isWellFormedText(key)) return { path: [...path, toWellFormedText(key)], message: ILL_FORMED };
         stack.push({ value: (node as Record<string, unknown>)[key], path: [...path, key] });
       }
     }

@@ -8,3 +8,8 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 export function isWellFormedText(text: string): boolean {
   return !LONE_SURROGATE.test(text);
 }
+
+/** `text` with each lone surrogate replaced by U+FFFD, as a UTF-8 encoder would: safe to echo in a message. */
+export function toWellFormedText(text: string): string {
+  return text.replace(/\p{Surrogate}/gu, '\uFFFD');
+}
