@@ -55,4 +55,4 @@ export * from './invitations/invitation';
 export * from './sessions/session-use-cases';
 export * from './members/member-use-cases';
 export * from './invitations/invitation-use-cases';
-export * from './invitations/keyed-queue';
+export * from './shared/keyed-queue';

@@ -13,7 +13,7 @@ import type { TenantRepository } from '../tenants/tenant';
 import { normalizeEmail } from '../users/email';
 import type { User, UserRepository } from '../users/user';
 import { INVITATION_STATUSES, type Invitation, type InvitationRepository, type InvitationStatus, invitationStatus } from './invitation';
-import type { KeyedQueue } from './keyed-queue';
+import type { KeyedQueue } from '../shared/keyed-queue';
 import type { Mailer } from './mailer';
 
 /** How long an invitation link works: 72 hours from creation or resend. No link outlives its last send by more. */
