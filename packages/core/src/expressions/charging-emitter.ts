@@ -1,4 +1,5 @@
-import { toValue, type Context, type Emitter } from 'liquidjs';
+import type { Context, Emitter } from 'liquidjs';
+import { liquidText } from './filters/args';
 
 /**
  * Collects rendered text like liquidjs's SimpleEmitter, and charges what it appends to the render's memory
@@ -12,17 +13,8 @@ export class ChargingEmitter implements Emitter {
   constructor(private readonly memory: Context['memoryLimit']) {}
 
   write(html: unknown): void {
-    const text = asText(html);
+    const text = liquidText(html);
     if (this.buffer !== '') this.memory.use(text.length);
     this.buffer += text;
   }
-}
-
-/** liquidjs's stringify: strings as they are, null/undefined as nothing, arrays joined, anything else String(). */
-function asText(value: unknown): string {
-  const resolved: unknown = toValue(value);
-  if (typeof resolved === 'string') return resolved;
-  if (resolved === null || resolved === undefined) return '';
-  if (Array.isArray(resolved)) return resolved.map(asText).join('');
-  return String(resolved);
 }

@@ -1,3 +1,4 @@
+import { toValue } from 'liquidjs';
 import { ExpressionError } from '../expression-error';
 
 /**
@@ -64,4 +65,13 @@ export function flag(filter: string, name: string, value: unknown, fallback: boo
 /** The characters of a string, as code points, so masking never splits a surrogate pair. */
 export function chars(text: string): string[] {
   return Array.from(text);
+}
+
+/** Liquid's own string conversion (nil is empty, arrays are joined, anything else String()), as its output writes values. */
+export function liquidText(value: unknown): string {
+  const v: unknown = toValue(value);
+  if (typeof v === 'string') return v;
+  if (v === null || v === undefined) return '';
+  if (Array.isArray(v)) return v.map(liquidText).join('');
+  return String(v);
 }

@@ -1,5 +1,4 @@
-import { toValue } from 'liquidjs';
-import { char, chars, count, textOrNull } from './args';
+import { char, chars, count, liquidText, textOrNull } from './args';
 import { charge, type FilterSet, type FilterThis } from './filter-set';
 
 /** `pad_left`, `pad_right` and the `replace` override. */
@@ -15,15 +14,6 @@ function pad(filter: string, side: 'left' | 'right') {
     charge(this, target);
     return side === 'left' ? fill.repeat(missing) + text : text + fill.repeat(missing);
   };
-}
-
-/** Liquid's own string conversion (nil is empty, arrays are joined), so `replace` behaves as standard. */
-function liquidText(value: unknown): string {
-  const v: unknown = toValue(value);
-  if (typeof v === 'string') return v;
-  if (v === null || v === undefined) return '';
-  if (Array.isArray(v)) return v.map(liquidText).join('');
-  return String(v);
 }
 
 /** Standard `replace: search, replacement`; with one argument the search text is removed. */
