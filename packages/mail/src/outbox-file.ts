@@ -10,6 +10,8 @@ const FILE = /^invitation-([A-Za-z0-9-]{1,64})\.eml$/;
 const LEGACY_FILE = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})(\.\d{3})Z-[0-9a-f]{16}\.eml$/;
 /** A message being written, or left half-written by a crash: this version's, the last one's, or a legacy one. */
 const TEMPORARY = /^\..+\.eml(\.[0-9a-f]+)?\.tmp$/;
+/** The temporary file of one invitation's message being written: `.invitation-<id>.eml.<hex>.tmp`. */
+const TEMPORARY_OF = /^\.invitation-([A-Za-z0-9-]{1,64})\.eml\.[0-9a-f]+\.tmp$/;
 /** Writing a message takes milliseconds; a temporary file older than this was left by a crash. */
 export const STALE_TEMPORARY_MS = 60_000;
 // The RFC 4021 Expires header every invitation carries, read from the header block only.
@@ -84,7 +86,9 @@ export class InvitationOutbox {
     }
     let discarded = 0;
     for (const name of names) {
-      const id = FILE.exec(name)?.[1];
+      // An invitation's file, and its temporary file, are judged in that invitation's queue: never while a write of
+      // it is under way, whose temporary file is about to be renamed into place.
+      const id = FILE.exec(name)?.[1] ?? TEMPORARY_OF.exec(name)?.[1];
       const dead = id ? this.queue.run(id, () => this.discardIfDead(name, now)) : this.discardIfDead(name, now);
       if (await dead) discarded++;
     }
