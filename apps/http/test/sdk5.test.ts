@@ -17,7 +17,10 @@ describe('GET /tenants/self', () => {
       owner_id: h.tenant.owner.user.id,
       type: 'PRODUCTION',
       settings: {},
+      created_by: h.tenant.owner.user.id,
       created_at: '2026-01-01T00:00:00.000Z',
+      modified_by: h.tenant.owner.user.id,
+      modified_at: '2026-01-01T00:00:00.000Z',
     });
   });
 
@@ -60,7 +63,7 @@ describe('GET /permissions', () => {
 
   it('filters by application type, and every listed permission is accepted on an application of that type', async () => {
     const pub = await as(h.app, h.key).get('/permissions?application_type=public').expect(200);
-    expect(pub.body.map((p: { type: string }) => p.type).sort()).toEqual(['session:create', 'token:create', 'token:update']);
+    expect(pub.body.map((p: { type: string }) => p.type).sort()).toEqual(['session:create', 'token:create', 'token:intent:create', 'token:update']);
     for (const type of ['private', 'public', 'management']) {
       const permissions = (await as(h.app, h.key).get(`/permissions?application_type=${type}`).expect(200)).body.map((p: { type: string }) => p.type);
       await as(h.app, h.key).post('/applications').send({ name: type, type, permissions }).expect(201);

@@ -6,6 +6,9 @@ export const PERMISSIONS = [
   'token:delete',
   'token:search',
   'token:use',
+  'token:intent:create',
+  'token:intent:read',
+  'token:intent:delete',
   'session:create',
   'session:authorize',
   'tenant:read',
@@ -19,6 +22,16 @@ export const PERMISSIONS = [
   'application:read',
   'application:update',
   'application:delete',
+  'log:read',
+  'webhook:create',
+  'webhook:read',
+  'webhook:update',
+  'webhook:delete',
+  'proxy:create',
+  'proxy:read',
+  'proxy:update',
+  'proxy:delete',
+  'proxy:invoke',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -35,14 +48,20 @@ export const TOKEN_PERMISSIONS: readonly Permission[] = [
   'token:use',
 ];
 
+/** Token intents: kept apart from the token permissions, which access rules and sessions are about. */
+export const TOKEN_INTENT_PERMISSIONS: readonly Permission[] = ['token:intent:create', 'token:intent:read', 'token:intent:delete'];
+
+const MANAGEMENT_PREFIXES = ['application:', 'tenant:', 'log:', 'webhook:'];
+
+/** Everything that manages the tenant rather than its tokens: the bootstrap management application holds them all. */
 export const MANAGEMENT_PERMISSIONS: readonly Permission[] = PERMISSIONS.filter(
-  (p) => p.startsWith('application:') || p.startsWith('tenant:'),
+  (p) => MANAGEMENT_PREFIXES.some((prefix) => p.startsWith(prefix)) || (p.startsWith('proxy:') && p !== 'proxy:invoke'),
 );
 
 /** The permission catalogue: which permissions each application type may hold. */
 export const PERMISSIONS_BY_TYPE: Readonly<Record<ApplicationType, readonly Permission[]>> = {
-  private: [...TOKEN_PERMISSIONS, 'session:authorize'],
-  public: ['token:create', 'token:update', 'session:create'],
+  private: [...TOKEN_PERMISSIONS, ...TOKEN_INTENT_PERMISSIONS, 'session:authorize', 'proxy:invoke'],
+  public: ['token:create', 'token:update', 'token:intent:create', 'session:create'],
   management: MANAGEMENT_PERMISSIONS,
 };
 
@@ -66,6 +85,9 @@ export const PERMISSION_DESCRIPTIONS: Readonly<Record<Permission, string>> = {
   'token:delete': 'Delete tokens.',
   'token:search': 'Search tokens.',
   'token:use': 'Read tokens with their data revealed.',
+  'token:intent:create': 'Create token intents: card or bank data held for 24 hours until a token is made from it.',
+  'token:intent:read': 'Read token intents (never their full number).',
+  'token:intent:delete': 'Delete token intents.',
   'session:create': 'Create sessions for the browser or mobile client of a public application.',
   'session:authorize': 'Grant permissions or access rules to a session.',
   'tenant:read': 'Read the tenant.',
@@ -79,6 +101,16 @@ export const PERMISSION_DESCRIPTIONS: Readonly<Record<Permission, string>> = {
   'application:read': 'Read applications.',
   'application:update': 'Update applications and regenerate their keys.',
   'application:delete': 'Delete applications.',
+  'log:read': 'Read the audit log.',
+  'webhook:create': 'Create webhooks.',
+  'webhook:read': 'Read webhooks and their deliveries.',
+  'webhook:update': 'Update webhooks.',
+  'webhook:delete': 'Delete webhooks.',
+  'proxy:create': 'Create pre-configured proxies.',
+  'proxy:read': 'Read pre-configured proxies.',
+  'proxy:update': 'Update pre-configured proxies.',
+  'proxy:delete': 'Delete pre-configured proxies.',
+  'proxy:invoke': 'Call destinations through the proxy, with tokens detokenized on the way out.',
 };
 
 /** One entry of the permission catalogue. */

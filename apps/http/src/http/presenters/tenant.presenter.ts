@@ -23,9 +23,23 @@ export function presentTenant(tenant: Tenant) {
   return { id: tenant.id, name: tenant.name, owner_id: tenant.ownerId, created_at: iso(tenant.createdAt) };
 }
 
-/** GET /tenants/self, in the shape of Basis Theory's tenant object (svc has one kind of tenant and no settings). */
+/**
+ * GET /tenants/self, in the shape of Basis Theory's tenant object. svc has one kind of tenant and no settings; a tenant
+ * is created by its owner and never modified, so the owner and the creation time stand for both.
+ */
 export function presentSelfTenant(tenant: Tenant) {
-  return { id: tenant.id, name: tenant.name, owner_id: tenant.ownerId, type: 'PRODUCTION', settings: {}, created_at: iso(tenant.createdAt) };
+  const createdAt = iso(tenant.createdAt);
+  return {
+    id: tenant.id,
+    name: tenant.name,
+    owner_id: tenant.ownerId,
+    type: 'PRODUCTION',
+    settings: {},
+    created_by: tenant.ownerId,
+    created_at: createdAt,
+    modified_by: tenant.ownerId,
+    modified_at: createdAt,
+  };
 }
 
 /** What `svc tenants create` prints: the tenant, its OWNER member and the management application with its key. */
