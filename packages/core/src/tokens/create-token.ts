@@ -2,7 +2,10 @@ import { ConflictError, ValidationError } from '../shared/errors';
 import { requireTokenPermission, requireTransform, transformFor } from '../access/evaluate-access';
 import type { Actor } from '../auth/actor';
 import { ExpressionEngine } from '../expressions';
-import type { Token } from './token';
+import type { StoredToken, Token } from './token';
+import type { CreateTokenOutcome } from './token.repository';
+import type { TenantKeys } from '../crypto/tenant-keys';
+import type { Transform } from '../access/access-rule';
 import type { TokenDeps } from './token-deps';
 import { resolveContainers, resolveMask, resolveSearchIndexes, validateMetadata } from './token-fields';
 import { validateTokenId } from './token-id';
@@ -26,14 +29,35 @@ export interface CreateTokenInput {
   readonly expiresAt?: string | undefined;
 }
 
+/** A create request checked, its token built and sealed: what the store is given, and how to answer once it has it. */
+export interface PreparedToken {
+  readonly token: Token;
+  readonly sealed: StoredToken;
+  readonly deduplicate: boolean;
+  /** The caller's create transform for this token: how the created token is shown. */
+  readonly transform: Transform;
+}
+
 export class CreateToken {
   constructor(private readonly deps: TokenDeps) {}
 
   async execute(actor: Actor, input: CreateTokenInput): Promise<TokenView> {
     requireTokenPermission(actor, 'token:create');
+    const now = this.deps.clock.now();
+    const keys = await this.deps.keyring.forTenant(actor.tenantId);
+    const prepared = this.prepare(actor, input, keys, now);
+    const outcome = await this.deps.tokens.create(prepared.sealed, { deduplicate: prepared.deduplicate, now });
+    if (outcome.status === 'duplicate_id') throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists.');
+    return this.answer(actor, prepared, outcome, keys, now);
+  }
+
+  /**
+   * Checks one create request and builds its sealed token, touching no store. Throws a ValidationError whose fields
+   * are named from the request's root (`data.number`), or a ForbiddenError when no rule lets the caller create it.
+   */
+  prepare(actor: Actor, input: CreateTokenInput, keys: TenantKeys, now: Date): PreparedToken {
     if (!isTokenTypeName(input.type)) throw ValidationError.field('type', `Unknown token type.`);
     const type = tokenType(input.type);
-    const now = this.deps.clock.now();
     const data = type.validate(input.data);
     const metadata = validateMetadata(input.metadata);
     const containers = resolveContainers(type, input.containers);
@@ -44,7 +68,6 @@ export class CreateToken {
     const expiresAt = input.expiresAt === undefined ? undefined : parseTokenExpiry(input.expiresAt, now);
     const transform = requireTransform(actor, 'token:create', { id, containers });
 
-    const keys = await this.deps.keyring.forTenant(actor.tenantId);
     const materials = computeMaterials(this.deps.expressions, keys, { type: type.name, data, metadata, fingerprintExpression, searchIndexes });
     const token: Token = {
       id,
@@ -62,18 +85,18 @@ export class CreateToken {
       createdAt: now,
       expiresAt,
     };
-    const outcome = await this.deps.tokens.create(sealToken(keys, token, materials, this.deps.policy, 0), {
-      deduplicate: input.deduplicateToken === true,
-      now,
-    });
-    if (outcome.status === 'duplicate_id') throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists.');
+    return { token, sealed: sealToken(keys, token, materials, this.deps.policy, 0), deduplicate: input.deduplicateToken === true, transform };
+  }
+
+  /** The answer to a create the store accepted: the new token, or the existing one deduplication found. */
+  answer(actor: Actor, prepared: PreparedToken, outcome: Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>, keys: TenantKeys, now: Date): TokenView {
     if (outcome.status === 'existing') {
       const existing = openToken(keys, outcome.token);
       const read = transformFor(actor, 'token:read', existing);
       if (!read) return { token: existing, hasData: false, identityOnly: true };
       return viewToken(this.deps.expressions, existing, read, this.deps.policy, now);
     }
-    return viewToken(this.deps.expressions, token, transform, this.deps.policy, now);
+    return viewToken(this.deps.expressions, prepared.token, prepared.transform, this.deps.policy, now);
   }
 
   /** A literal id, an id expression (an alias) evaluated on the data, or a new UUID. */
