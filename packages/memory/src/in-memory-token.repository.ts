@@ -1,4 +1,5 @@
 import type {
+  CreateManyOutcome,
   CreateTokenOutcome,
   DataKeyRepository,
   Page,
@@ -6,12 +7,13 @@ import type {
   StoredToken,
   TokenQuery,
   TokenRepository,
+  TokenToCreate,
   UpdateTokenOutcome,
   WrappedDataKey,
 } from '@svc/core';
-import { paginate } from './paginate';
+import { newestFirst, paginate } from './paginate';
 import { matchesQuery } from './token-predicate';
-import { isTokenExpired } from '@svc/core';
+import { isAfterPosition, isTokenExpired, type KeysetPage, type KeysetRequest } from '@svc/core';
 
 const keyOf = (tenantId: string, id: string): string => `${tenantId}\u0000${id}`;
 
@@ -35,9 +37,44 @@ export class InMemoryTokenRepository implements TokenRepository {
     return { status: 'created' };
   }
 
+  /** Checks every id first, then stores: nothing is written unless everything can be, all in one turn. */
+  async createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
+    const taken = new Set<string>();
+    const created: StoredToken[] = [];
+    const outcomes: Array<Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>> = [];
+    for (const [index, { token, deduplicate }] of tokens.entries()) {
+      if (deduplicate) {
+        const found =
+          this.oldestWithFingerprint(token, now) ??
+          created.find((t) => t.tenantId === token.tenantId && t.type === token.type && t.fingerprint === token.fingerprint);
+        if (found) {
+          outcomes.push({ status: 'existing', token: found });
+          continue;
+        }
+      }
+      const key = keyOf(token.tenantId, token.id);
+      const current = this.tokens.get(key);
+      if (taken.has(key) || (current && !isTokenExpired(current, now))) return { status: 'duplicate_id', index };
+      taken.add(key);
+      created.push(token);
+      outcomes.push({ status: 'created' });
+    }
+    for (const token of created) this.tokens.set(keyOf(token.tenantId, token.id), token);
+    return { status: 'created', outcomes };
+  }
+
   async findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined> {
     const token = this.tokens.get(keyOf(tenantId, id));
     return token && !isTokenExpired(token, now) ? token : undefined;
+  }
+
+  async findMany(tenantId: string, ids: readonly string[], now: Date): Promise<ReadonlyMap<string, StoredToken>> {
+    const found = new Map<string, StoredToken>();
+    for (const id of ids) {
+      const token = this.tokens.get(keyOf(tenantId, id));
+      if (token && !isTokenExpired(token, now)) found.set(id, token);
+    }
+    return found;
   }
 
   /** The check and the write happen in one turn of the event loop: nothing can come between them. */
@@ -59,6 +96,15 @@ export class InMemoryTokenRepository implements TokenRepository {
       (t) => t.tenantId === tenantId && !isTokenExpired(t, now) && matchesQuery(t, query),
     );
     return paginate(matches, page);
+  }
+
+  async searchAfter(tenantId: string, query: TokenQuery, request: KeysetRequest, now: Date): Promise<KeysetPage<StoredToken>> {
+    const { after, size } = request;
+    const matches = [...this.tokens.values()].filter(
+      (t) => t.tenantId === tenantId && (!after || isAfterPosition(t, after)) && !isTokenExpired(t, now) && matchesQuery(t, query),
+    );
+    const sorted = matches.sort(newestFirst);
+    return { items: sorted.slice(0, size), hasMore: sorted.length > size };
   }
 
   async deleteExpired(now: Date): Promise<number> {

@@ -57,7 +57,7 @@ export class MongoStore implements Store {
     this.applications = new MongoApplicationRepository(c.applications);
     this.system = new MongoSystemRepository(c.systemFlags);
     this.dataKeys = new MongoDataKeyRepository(c.dataKeys);
-    this.tokens = new MongoTokenRepository(c.tokens);
+    this.tokens = new MongoTokenRepository(c.tokens, client);
     this.sessions = new MongoSessionRepository(c.sessions);
     this.invitations = new MongoInvitationRepository(c.invitations);
   }

@@ -1,23 +1,46 @@
-import type { Collection, Filter } from 'mongodb';
-import type { CreateTokenOutcome, Page, PageRequest, StoredToken, TokenQuery, TokenRepository, UpdateTokenOutcome } from '@svc/core';
+import type { ClientSession, Collection, Filter, MongoClient } from 'mongodb';
+import type {
+  CreateManyOutcome,
+  CreateTokenOutcome,
+  KeysetPage,
+  KeysetRequest,
+  Page,
+  PageRequest,
+  StoredToken,
+  TokenQuery,
+  TokenRepository,
+  TokenToCreate,
+  UpdateTokenOutcome,
+} from '@svc/core';
 import { toBinary } from './documents';
 import { isDuplicateKeyError } from './mongo-errors';
 import { findPage } from './paginate';
 import { atVersion, fromTokenDocument, type TokenDocument, toTokenDocument } from './token-document';
-import { liveTokenFilter, TOKEN_ORDER, tokenSearchFilter } from './token-query-filter';
+import { liveTokenFilter, TOKEN_ORDER, tokenKeysetFilter, tokenSearchFilter } from './token-query-filter';
 
 /** Inserts that lost to concurrent changes are retried this many times before the create gives up. */
 const MAX_CREATE_ATTEMPTS = 8;
 
 const expiredBy = (now: Date): Filter<TokenDocument> => ({ expires_at: { $exists: true, $lte: now } });
 
+/** Thrown inside a transaction to abort it; never leaves the repository. */
+class DuplicateIdInBatch extends Error {
+  constructor(readonly index: number) {
+    super('duplicate id in a bulk create');
+  }
+}
+
 /**
  * Tokens in MongoDB: one document per token, with the sealed data, the blind-index hashes and the lower-cased
- * metadata pairs, so a search is one indexed query. Every write is a single-document operation, atomic without
- * transactions, so the store works on a standalone server, a replica set or a sharded cluster alike.
+ * metadata pairs, so a search is one indexed query. Every single-token write is a single-document operation, atomic
+ * without transactions, so those work on a standalone server, a replica set or a sharded cluster alike. `createMany`
+ * (POST /tokenize) is all or nothing and needs a multi-document transaction: a replica set or a sharded cluster.
  */
 export class MongoTokenRepository implements TokenRepository {
-  constructor(private readonly tokens: Collection<TokenDocument>) {}
+  constructor(
+    private readonly tokens: Collection<TokenDocument>,
+    private readonly client: MongoClient,
+  ) {}
 
   /**
    * The insert is the atomic step: the unique `{ tenant_id, id }` index refuses a duplicate id, and with
@@ -52,9 +75,55 @@ export class MongoTokenRepository implements TokenRepository {
     throw new Error('Creating a token did not settle: the store kept changing under concurrent writes.');
   }
 
+  /**
+   * One transaction: each token is looked up and inserted as `create` does, inside it, so all commit or none do.
+   * Reads in the transaction see its own inserts (a later token deduplicates to an earlier one). A write conflict
+   * with a concurrent transaction is retried by the driver; an insert refused by a unique index (a concurrent
+   * commit the snapshot did not show) retries the whole transaction.
+   */
+  async createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
+    for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
+      try {
+        return await this.client.withSession((session) => session.withTransaction(() => this.createAllIn(session, tokens, now)));
+      } catch (error) {
+        if (error instanceof DuplicateIdInBatch) return { status: 'duplicate_id', index: error.index };
+        if (!isDuplicateKeyError(error)) throw error;
+      }
+    }
+    throw new Error('Creating tokens did not settle: the store kept changing under concurrent writes.');
+  }
+
+  private async createAllIn(session: ClientSession, tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
+    const outcomes: Array<Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>> = [];
+    for (const [index, { token, deduplicate }] of tokens.entries()) {
+      if (deduplicate) {
+        const existing = await this.oldestWithFingerprint(token, now, session);
+        if (existing) {
+          outcomes.push({ status: 'existing', token: existing });
+          continue;
+        }
+      }
+      const live = await this.tokens.findOne({ tenant_id: token.tenantId, id: token.id, ...liveTokenFilter(now) }, { projection: { _id: 1 }, session });
+      if (live) throw new DuplicateIdInBatch(index);
+      await this.releaseExpired(token, now, deduplicate, session);
+      await this.tokens.insertOne({ ...toTokenDocument(token, { dedupClaim: deduplicate }) }, { session });
+      outcomes.push({ status: 'created' });
+    }
+    return { status: 'created', outcomes };
+  }
+
   async findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined> {
     const doc = await this.tokens.findOne({ tenant_id: tenantId, id, ...liveTokenFilter(now) });
     return doc ? fromTokenDocument(doc) : undefined;
+  }
+
+  async findMany(tenantId: string, ids: readonly string[], now: Date): Promise<ReadonlyMap<string, StoredToken>> {
+    const found = new Map<string, StoredToken>();
+    if (ids.length === 0) return found;
+    for (const doc of await this.tokens.find({ tenant_id: tenantId, id: { $in: [...ids] }, ...liveTokenFilter(now) }).toArray()) {
+      found.set(doc.id, fromTokenDocument(doc));
+    }
+    return found;
   }
 
   /**
@@ -91,6 +160,13 @@ export class MongoTokenRepository implements TokenRepository {
     return findPage(this.tokens, tokenSearchFilter(tenantId, query, now), TOKEN_ORDER, page, fromTokenDocument);
   }
 
+  /** One more document than asked tells whether more follow; nothing is counted. */
+  async searchAfter(tenantId: string, query: TokenQuery, request: KeysetRequest, now: Date): Promise<KeysetPage<StoredToken>> {
+    const filter = tokenKeysetFilter(tenantId, query, request.after, now);
+    const docs = await this.tokens.find(filter).sort(TOKEN_ORDER).limit(request.size + 1).toArray();
+    return { items: docs.slice(0, request.size).map(fromTokenDocument), hasMore: docs.length > request.size };
+  }
+
   /** The TTL index may have deleted some already; this counts what this call deleted. */
   async deleteExpired(now: Date): Promise<number> {
     return (await this.tokens.deleteMany(expiredBy(now))).deletedCount;
@@ -118,19 +194,21 @@ export class MongoTokenRepository implements TokenRepository {
     return docs.map(fromTokenDocument);
   }
 
-  private async oldestWithFingerprint(token: StoredToken, now: Date): Promise<StoredToken | undefined> {
+  private async oldestWithFingerprint(token: StoredToken, now: Date, session?: ClientSession): Promise<StoredToken | undefined> {
     const filter = { tenant_id: token.tenantId, fingerprint: token.fingerprint, type: token.type, ...liveTokenFilter(now) };
-    const doc = await this.tokens.findOne(filter, { sort: { created_at: 1, id: 1 } });
+    const doc = await this.tokens.findOne(filter, { sort: { created_at: 1, id: 1 }, ...(session ? { session } : {}) });
     return doc ? fromTokenDocument(doc) : undefined;
   }
 
   /** Frees what expired tokens still hold: their id (the token is deleted, as the sweeper would) and their claim. */
-  private async releaseExpired(token: StoredToken, now: Date, deduplicate: boolean): Promise<void> {
-    await this.tokens.deleteOne({ tenant_id: token.tenantId, id: token.id, ...expiredBy(now) });
+  private async releaseExpired(token: StoredToken, now: Date, deduplicate: boolean, session?: ClientSession): Promise<void> {
+    const options = session ? { session } : {};
+    await this.tokens.deleteOne({ tenant_id: token.tenantId, id: token.id, ...expiredBy(now) }, options);
     if (!deduplicate) return;
     await this.tokens.updateMany(
       { tenant_id: token.tenantId, type: token.type, fingerprint: token.fingerprint, dedup_claim: true, ...expiredBy(now) },
       { $unset: { dedup_claim: '' } },
+      options,
     );
   }
 }

@@ -1,5 +1,17 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { CreateTokenOutcome, Page, PageRequest, StoredToken, TokenQuery, TokenRepository, UpdateTokenOutcome } from '@svc/core';
+import type {
+  CreateManyOutcome,
+  CreateTokenOutcome,
+  KeysetPage,
+  KeysetRequest,
+  Page,
+  PageRequest,
+  StoredToken,
+  TokenQuery,
+  TokenRepository,
+  TokenToCreate,
+  UpdateTokenOutcome,
+} from '@svc/core';
 import { offsetOf } from '@svc/core';
 import { compileTokenQuery, type ProbedLeaf, prefixEnd } from './token-query-sql';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toStoredToken } from './token-rows';
@@ -15,6 +27,7 @@ import type { SearchReaders } from './search-readers';
  */
 export class SqliteTokenRepository implements TokenRepository {
   private readonly byId: Statement;
+  private readonly byIds: Statement;
   private readonly expiredIds: Statement;
   private readonly cvcDue: Statement;
   private readonly probeHash: Statement;
@@ -33,6 +46,11 @@ export class SqliteTokenRepository implements TokenRepository {
   ) {
     // Positional parameters: binding by name showed in profiles of the token read, the hottest statement.
     this.byId = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND t.id = ? AND ${LIVE}`);
+    // The ids travel as one JSON array: one statement, one plan and one round trip whatever their number.
+    this.byIds = selectTokens(
+      db,
+      `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND t.id IN (SELECT value FROM json_each(?)) AND ${LIVE}`,
+    );
     this.expiredIds = db.prepare('SELECT tenant_id, id FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000');
     this.probeHash = db.prepare('SELECT COUNT(*) AS n FROM (SELECT 1 FROM token_index_hashes WHERE tenant_id = ? AND hash = ? LIMIT ?)');
     this.probeMetadata = db.prepare(
@@ -49,9 +67,24 @@ export class SqliteTokenRepository implements TokenRepository {
     return this.writer.run({ op: 'create', token, deduplicate: options.deduplicate, now: options.now.getTime() }) as Promise<CreateTokenOutcome>;
   }
 
+  /** One write of the queue, run in one savepoint of its batch's transaction: all stored, or none. */
+  createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
+    return this.writer.run({ op: 'createMany', tokens, now: now.getTime() }) as Promise<CreateManyOutcome>;
+  }
+
   async findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined> {
     const row = this.byId.get(tenantId, id, now.getTime()) as IndexedTuple | undefined;
     return row && toStoredToken(row);
+  }
+
+  async findMany(tenantId: string, ids: readonly string[], now: Date): Promise<ReadonlyMap<string, StoredToken>> {
+    const found = new Map<string, StoredToken>();
+    if (ids.length === 0) return found;
+    for (const row of this.byIds.all(tenantId, JSON.stringify(ids), now.getTime()) as IndexedTuple[]) {
+      const token = toStoredToken(row);
+      found.set(token.id, token);
+    }
+    return found;
   }
 
   /** Compare-and-set inside the writer's transaction: `UPDATE … WHERE version = ?` matches the row only as it was read. */
@@ -78,6 +111,21 @@ export class SqliteTokenRepository implements TokenRepository {
             offsetOf(page),
           ) as IndexedTuple[]);
     return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
+  }
+
+  /**
+   * One more row than asked tells whether more follow. `(created_at, id) < (?, ?)` is a row-value comparison, which
+   * SQLite turns into a range of `tokens_by_created`: a deep page seeks its start instead of skipping rows.
+   */
+  async searchAfter(tenantId: string, query: TokenQuery, request: KeysetRequest, now: Date): Promise<KeysetPage<StoredToken>> {
+    if (this.readers) return this.readers.searchAfter(tenantId, query, request, now);
+    const { after, size } = request;
+    const where = compileTokenQuery(query, tenantId, (leaf) => this.isBroad(tenantId, leaf));
+    const sql = `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND ${LIVE}${after ? ' AND (t.created_at, t.id) < (?, ?)' : ''}
+      AND ${where.sql} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`;
+    const position = after ? [after.createdAt.getTime(), after.id] : [];
+    const rows = this.statement(sql, true).all(tenantId, now.getTime(), ...position, ...where.params, size + 1) as IndexedTuple[];
+    return { items: rows.slice(0, size).map(toStoredToken), hasMore: rows.length > size };
   }
 
   /** A bounded count: at most this.broadLeaf + 1 index entries are read to tell a broad leaf from a narrow one. */

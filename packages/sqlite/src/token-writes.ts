@@ -1,10 +1,11 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { CreateTokenOutcome, StoredToken, UpdateTokenOutcome } from '@svc/core';
+import type { CreateManyOutcome, CreateTokenOutcome, StoredToken, TokenToCreate, UpdateTokenOutcome } from '@svc/core';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toRow, toStoredToken } from './token-rows';
 
 /** One token write, as data: it can run in this thread or be posted to the writer thread. */
 export type TokenWrite =
   | { readonly op: 'create'; readonly token: StoredToken; readonly deduplicate: boolean; readonly now: number }
+  | { readonly op: 'createMany'; readonly tokens: readonly TokenToCreate[]; readonly now: number }
   | { readonly op: 'update'; readonly token: StoredToken; readonly now: number }
   | { readonly op: 'delete'; readonly tenantId: string; readonly id: string }
   | {
@@ -17,6 +18,9 @@ export type TokenWrite =
       readonly createdAt: number;
     }
   | { readonly op: 'deleteMany'; readonly keys: ReadonlyArray<{ readonly tenant_id: string; readonly id: string }> };
+
+/** Thrown inside a savepoint to undo it; never leaves TokenWrites. */
+const ROLL_BACK = Symbol('roll back');
 
 /**
  * The token writes, synchronous, on one connection; the caller runs each inside a transaction. The dedup look-up
@@ -34,7 +38,7 @@ export class TokenWrites {
   private readonly replaceSealed: Statement;
   private readonly byFingerprint: Statement;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.insertToken = db.prepare(`INSERT INTO tokens (tenant_id, id, type, sealed_data, mask, container, containers,
       metadata, search_indexes, fingerprint_expression, fingerprint, deduplicate_token, created_by, created_at,
       modified_by, modified_at, expires_at, cvc_expires_at, metadata_index, version)
@@ -65,6 +69,8 @@ export class TokenWrites {
     switch (write.op) {
       case 'create':
         return this.create(write.token, write.deduplicate, write.now);
+      case 'createMany':
+        return this.createMany(write.tokens, write.now);
       case 'update':
         return this.update(write.token, write.now);
       case 'delete':
@@ -89,6 +95,32 @@ export class TokenWrites {
     this.insertToken.run(toRow(token));
     this.insertSideRows(token);
     return { status: 'created' };
+  }
+
+  /**
+   * Every create in one savepoint of the batch's transaction: a duplicate id rolls the savepoint back, so either all
+   * tokens are stored or none. Later creates see the earlier ones (same connection, same transaction), so a second
+   * token of one fingerprint deduplicates to the first and a repeated id is a duplicate.
+   */
+  private createMany(tokens: readonly TokenToCreate[], now: number): CreateManyOutcome {
+    let outcome: CreateManyOutcome | undefined;
+    try {
+      this.db.transaction(() => {
+        const outcomes: Array<Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>> = [];
+        for (const [index, { token, deduplicate }] of tokens.entries()) {
+          const created = this.create(token, deduplicate, now);
+          if (created.status === 'duplicate_id') {
+            outcome = { status: 'duplicate_id', index };
+            throw ROLL_BACK;
+          }
+          outcomes.push(created);
+        }
+        outcome = { status: 'created', outcomes };
+      })();
+    } catch (error) {
+      if (error !== ROLL_BACK) throw error;
+    }
+    return outcome!;
   }
 
   /** Compare-and-set: the UPDATE matches only the row as it was read; when it matches none, the row says why. */

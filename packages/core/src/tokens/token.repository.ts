@@ -1,3 +1,4 @@
+import type { KeysetPage, KeysetRequest } from '../shared/keyset';
 import type { Page, PageRequest } from '../shared/pagination';
 import type { TokenQuery } from '../search/token-query';
 import type { StoredToken } from './token';
@@ -7,6 +8,19 @@ export type CreateTokenOutcome =
   | { readonly status: 'duplicate_id' }
   /** Deduplication found a live token of the same tenant, type and fingerprint. */
   | { readonly status: 'existing'; readonly token: StoredToken };
+
+/** One token of a {@link TokenRepository.createMany} call, with whether to deduplicate it. */
+export interface TokenToCreate {
+  readonly token: StoredToken;
+  readonly deduplicate: boolean;
+}
+
+/** What {@link TokenRepository.createMany} did: everything, or (on a duplicate id) nothing. */
+export type CreateManyOutcome =
+  /** Every token was stored, or deduplicated to a live one; one outcome per token, in order. */
+  | { readonly status: 'created'; readonly outcomes: ReadonlyArray<Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>> }
+  /** The token at `index` has the id of a live token (stored, or earlier in the same call): nothing was stored. */
+  | { readonly status: 'duplicate_id'; readonly index: number };
 
 /** What {@link TokenRepository.update} did. Only `updated` wrote anything. */
 export type UpdateTokenOutcome =
@@ -31,7 +45,15 @@ export interface TokenRepository {
    * concurrent creates yield one token. Of concurrent creates of one id, one is `created`, the others `duplicate_id`.
    */
   create(token: StoredToken, options: { readonly deduplicate: boolean; readonly now: Date }): Promise<CreateTokenOutcome>;
+  /**
+   * Creates every token in one atomic step: all are stored, or none. Each is created as `create` would (deduplication
+   * included), in order, so a later token of the call deduplicates to an earlier one of the same fingerprint. When any
+   * has the id of a live token, nothing is stored and the first such is named.
+   */
+  createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome>;
   findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined>;
+  /** The live tokens of a tenant among `ids`, in one round trip to the store; ids without one are absent from the map. */
+  findMany(tenantId: string, ids: readonly string[], now: Date): Promise<ReadonlyMap<string, StoredToken>>;
   /**
    * Compare-and-set. Replaces the stored token by `token` only while the stored one is still the one the caller read:
    * live at `now`, at version `token.version` and created at `token.createdAt` (a token deleted and created again under
@@ -48,6 +70,14 @@ export interface TokenRepository {
    * descending), with the total across pages. Answered from indexes; a store never decrypts to search.
    */
   search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>>;
+  /**
+   * Keyset paging over the same matches as `search`, in the same order: up to `request.size` live tokens strictly
+   * after `request.after` (from the newest when absent), and whether more follow. Ties of `created_at` are ordered
+   * by id, so a walk from page to page sees every token exactly once while others are created: a new token is newer
+   * than the walk or falls in its place in the order, and never shifts a token not yet seen. No total is counted.
+   * Answered from the `(tenant, created_at, id)` index, however deep the walk.
+   */
+  searchAfter(tenantId: string, query: TokenQuery, request: KeysetRequest, now: Date): Promise<KeysetPage<StoredToken>>;
   /** Deletes tokens whose expiresAt is at or before `now`; returns how many. */
   deleteExpired(now: Date): Promise<number>;
   /**

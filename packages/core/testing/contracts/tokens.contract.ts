@@ -2,6 +2,7 @@ import type { Store } from '../../src/shared/store';
 import { aStoredToken } from '../builders';
 import { describeTokenUpdateContract } from './token-updates.contract';
 import { describeTokenWriteContract } from './token-writes.contract';
+import { describeTokenBulkContract } from './token-bulk.contract';
 import { useStore } from './use-store';
 
 const T1 = '11111111-0000-4000-8000-000000000001';
@@ -179,6 +180,7 @@ export function describeTokenContract(open: () => Promise<Store>): void {
   });
 
   describeTokenWriteContract(store);
+  describeTokenBulkContract(store);
   describeTokenUpdateContract(store);
 
   describe('data keys', () => {
