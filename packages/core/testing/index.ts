@@ -8,3 +8,4 @@ export { OTHER_SEARCH_TENANT, SEARCH_NOW, SEARCH_TENANT, searchCorpus } from './
 export { describeSearchContract } from './contracts/search.contract';
 export { SEARCH_CASES } from './contracts/search.contract';
 export { holdReads } from './hold-reads';
+export { describeTokenKeysetContract } from './contracts/token-keyset.contract';

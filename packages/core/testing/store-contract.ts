@@ -4,6 +4,7 @@ import { describeApplicationContract } from './contracts/applications.contract';
 import { describeDirectoryContract } from './contracts/directory.contract';
 import { describeTokenContract } from './contracts/tokens.contract';
 import { describeSearchContract } from './contracts/search.contract';
+import { describeTokenKeysetContract } from './contracts/token-keyset.contract';
 import { describeSessionContract } from './contracts/sessions.contract';
 import { describeInvitationContract } from './contracts/invitations.contract';
 
@@ -20,6 +21,7 @@ export function describeStoreContract(name: string, open: StoreFactory): void {
     describeApplicationContract(open);
     describeTokenContract(open);
     describeSearchContract(open);
+    describeTokenKeysetContract(open);
     describeSessionContract(open);
     describeInvitationContract(open);
   });

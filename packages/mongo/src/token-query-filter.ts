@@ -1,5 +1,5 @@
 import type { Filter, Sort } from 'mongodb';
-import type { TokenQuery } from '@svc/core';
+import type { KeysetPosition, TokenQuery } from '@svc/core';
 import { metadataPair, type TokenDocument } from './token-document';
 
 export type TokenFilter = Filter<TokenDocument>;
@@ -72,4 +72,19 @@ export function liveTokenFilter(now: Date): TokenFilter {
 export function tokenSearchFilter(tenantId: string, query: TokenQuery, now: Date): TokenFilter {
   const filter: TokenFilter = { tenant_id: tenantId, ...liveTokenFilter(now) };
   return query.kind === 'all' ? filter : { ...filter, $and: [compileTokenQuery(query)] };
+}
+
+/**
+ * The tokens after `position` in {@link TOKEN_ORDER}: older, or of the same millisecond with a smaller id. Both
+ * branches are ranges of `tokens_by_created` (tenant, created_at, id), so a deep page seeks its start.
+ */
+export function afterPositionFilter(position: KeysetPosition): TokenFilter {
+  return { $or: [{ created_at: { $lt: position.createdAt } }, { created_at: position.createdAt, id: { $lt: position.id } }] };
+}
+
+/** A keyset page's filter: the search's, and only tokens after `after` when given. */
+export function tokenKeysetFilter(tenantId: string, query: TokenQuery, after: KeysetPosition | undefined, now: Date): TokenFilter {
+  const filter = tokenSearchFilter(tenantId, query, now);
+  // The search filter's own `$or` is the expiry: the position joins through `$and`.
+  return after ? { ...filter, $and: [...(filter.$and ?? []), afterPositionFilter(after)] } : filter;
 }

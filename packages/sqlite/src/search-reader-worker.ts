@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './connection';
 import { SqliteTokenRepository } from './sqlite-token.repository';
+import type { ReaderRequest } from './search-readers';
 import type { TokenWriter } from './write-queue';
 
 /**
@@ -16,8 +17,12 @@ const noWrites: TokenWriter = {
 };
 const tokens = new SqliteTokenRepository(db, noWrites, broadLeaf);
 
-parentPort!.on('message', (message: { seq: number; tenantId: string; query: never; page: never; now: Date }) => {
-  tokens.search(message.tenantId, message.query, message.page, message.now).then(
+parentPort!.on('message', (message: ReaderRequest & { seq: number }) => {
+  const answer =
+    message.op === 'searchAfter'
+      ? tokens.searchAfter(message.tenantId, message.query, message.request, message.now)
+      : tokens.search(message.tenantId, message.query, message.page, message.now);
+  answer.then(
     (page) => parentPort!.postMessage({ seq: message.seq, page }),
     (error: unknown) => parentPort!.postMessage({ seq: message.seq, error: error instanceof Error ? error.message : String(error) }),
   );

@@ -1,10 +1,18 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Page, PageRequest, StoredToken, TokenQuery } from '@svc/core';
+import type { KeysetPage, KeysetRequest, Page, PageRequest, StoredToken, TokenQuery } from '@svc/core';
+
+/** What a reader answers: a page of `search`, or of `searchAfter`. */
+type ReaderPage = Page<StoredToken> | KeysetPage<StoredToken>;
+
+/** What the main thread asks a reader (the worker adds nothing but the `seq` it answers with). */
+export type ReaderRequest =
+  | { readonly op: 'search'; readonly tenantId: string; readonly query: TokenQuery; readonly page: PageRequest; readonly now: Date }
+  | { readonly op: 'searchAfter'; readonly tenantId: string; readonly query: TokenQuery; readonly request: KeysetRequest; readonly now: Date };
 
 interface Waiter {
-  readonly resolve: (page: Page<StoredToken>) => void;
+  readonly resolve: (page: ReaderPage) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -24,13 +32,21 @@ export class SearchReaders {
     for (let i = 0; i < size; i++) {
       const worker = new Worker(script, { workerData: { file, broadLeaf } });
       worker.unref();
-      worker.on('message', (reply: { seq: number; page?: Page<StoredToken>; error?: string }) => this.settle(reply));
+      worker.on('message', (reply: { seq: number; page?: ReaderPage; error?: string }) => this.settle(reply));
       worker.on('error', (error) => this.failSlot(i, error));
       this.workers.push({ worker, busy: 0 });
     }
   }
 
   search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
+    return this.post({ op: 'search', tenantId, query, page, now }) as Promise<Page<StoredToken>>;
+  }
+
+  searchAfter(tenantId: string, query: TokenQuery, request: KeysetRequest, now: Date): Promise<KeysetPage<StoredToken>> {
+    return this.post({ op: 'searchAfter', tenantId, query, request, now }) as Promise<KeysetPage<StoredToken>>;
+  }
+
+  private post(message: ReaderRequest): Promise<ReaderPage> {
     let slot = 0;
     for (let i = 1; i < this.workers.length; i++) if (this.workers[i]!.busy < this.workers[slot]!.busy) slot = i;
     const target = this.workers[slot]!;
@@ -38,7 +54,7 @@ export class SearchReaders {
     return new Promise((resolve, reject) => {
       if (target.busy++ === 0) target.worker.ref();
       this.waiters.set(seq, { resolve, reject, slot });
-      target.worker.postMessage({ seq, tenantId, query, page, now });
+      target.worker.postMessage({ seq, ...message });
     });
   }
 
@@ -46,7 +62,7 @@ export class SearchReaders {
     await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
   }
 
-  private settle(reply: { seq: number; page?: Page<StoredToken>; error?: string }): void {
+  private settle(reply: { seq: number; page?: ReaderPage; error?: string }): void {
     const waiter = this.waiters.get(reply.seq);
     if (!waiter) return;
     this.waiters.delete(reply.seq);

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashKey } from '@svc/core';
-import { anApplication, describeSearchContract, describeStoreContract } from '@svc/core/testing';
+import { anApplication, describeSearchContract, describeStoreContract, describeTokenKeysetContract } from '@svc/core/testing';
 import { openSqliteStore } from './sqlite-store';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-'));
@@ -17,6 +17,7 @@ describeStoreContract('sqlite with every side-table leaf filtering, writing in-p
 
 describe('searching on reader threads', () => {
   describeSearchContract(async () => openSqliteStore({ file: join(dir, `store-${++n}.db`), searchReaders: 1 }));
+  describeTokenKeysetContract(async () => openSqliteStore({ file: join(dir, `store-${++n}.db`), searchReaders: 1 }));
 });
 
 describe('the writer thread', () => {

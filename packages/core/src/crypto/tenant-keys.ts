@@ -10,6 +10,7 @@ import { AEAD_IV_BYTES, open, seal } from './aead';
 export class TenantKeys {
   private readonly fingerprintKey: Buffer;
   private readonly indexKey: Buffer;
+  private readonly cursorKey: Buffer;
 
   constructor(
     readonly tenantId: string,
@@ -18,6 +19,7 @@ export class TenantKeys {
   ) {
     this.fingerprintKey = Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/fingerprint/v1', 32));
     this.indexKey = Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/search-index/v1', 32));
+    this.cursorKey = Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/cursor/v1', 32));
   }
 
   /** Encrypts a token's data, bound to this tenant and `tokenId`. */
@@ -38,6 +40,14 @@ export class TenantKeys {
   /** A blind index: the keyed hash of a value's lower-cased form. Searching hashes the query value the same way. */
   indexHash(value: string): string {
     return createHmac('sha256', this.indexKey).update(value.toLowerCase(), 'utf8').digest('base64url');
+  }
+
+  /**
+   * The keyed hash (HMAC-SHA256, 32 bytes) that makes a paging cursor tamper-evident. Its key serves nothing else, so
+   * a cursor's tag can never stand for a fingerprint or an index, and another tenant's key never verifies it.
+   */
+  cursorTag(message: Uint8Array): Buffer {
+    return createHmac('sha256', this.cursorKey).update(message).digest();
   }
 
   private aad(tokenId: string): string {

@@ -7,6 +7,8 @@ import { accessScope, andAll } from '../search/access-scope';
 import { blindQuery } from '../search/blind-query';
 import { parseTokenQuery } from '../search/parse-query';
 import type { TokenQuery } from '../search/token-query';
+import type { TenantKeys } from '../crypto/tenant-keys';
+import type { StoredToken } from './token';
 import type { TokenDeps } from './token-deps';
 import { openToken } from './token-sealing';
 import { type TokenView, viewToken } from './token-view';
@@ -26,11 +28,16 @@ async function findTokens(
   if (!scope) return { items: [], total: 0, page: request.page, size: request.size };
   const keys = await deps.keyring.forTenant(actor.tenantId);
   const found = await deps.tokens.search(actor.tenantId, blindQuery(andAll([query, scope]), keys), request, now);
-  return mapPage(found, (stored) => {
+  return mapPage(found, showFound(deps, actor, permission, keys, now));
+}
+
+/** Shows each token a list or search found as the caller may see it: its transform for `permission`, redact without one. */
+export function showFound(deps: TokenDeps, actor: Actor, permission: Permission, keys: TenantKeys, now: Date): (stored: StoredToken) => TokenView {
+  return (stored) => {
     const transform = transformFor(actor, permission, stored) ?? 'redact';
     if (transform === 'redact') return { token: stored, hasData: false };
     return viewToken(deps.expressions, openToken(keys, stored), transform, deps.policy, now);
-  });
+  };
 }
 
 export interface SearchTokensInput {
@@ -41,19 +48,11 @@ export interface SearchTokensInput {
 
 const PARSED_QUERIES = 500;
 
-/** POST /tokens/search. */
-export class SearchTokens {
-  /** Parsed queries by text: the same searches come back (pollers, dashboards), and a TokenQuery is immutable. */
+/** Parsed queries by text: the same searches come back (pollers, dashboards, page walks), and a TokenQuery is immutable. */
+export class ParsedQueries {
   private readonly parsed = new Map<string, TokenQuery>();
 
-  constructor(private readonly deps: TokenDeps) {}
-
-  execute(actor: Actor, input: SearchTokensInput): Promise<Page<TokenView>> {
-    requireTokenPermission(actor, 'token:search');
-    return findTokens(this.deps, actor, 'token:search', this.parse(input.query ?? ''), input.page, input.size);
-  }
-
-  private parse(text: string): TokenQuery {
+  parse(text: string): TokenQuery {
     let query = this.parsed.get(text);
     if (!query) {
       query = parseTokenQuery(text);
@@ -61,6 +60,18 @@ export class SearchTokens {
       this.parsed.set(text, query);
     }
     return query;
+  }
+}
+
+/** POST /tokens/search. */
+export class SearchTokens {
+  private readonly queries = new ParsedQueries();
+
+  constructor(private readonly deps: TokenDeps) {}
+
+  execute(actor: Actor, input: SearchTokensInput): Promise<Page<TokenView>> {
+    requireTokenPermission(actor, 'token:search');
+    return findTokens(this.deps, actor, 'token:search', this.queries.parse(input.query ?? ''), input.page, input.size);
   }
 }
 
@@ -74,7 +85,7 @@ export interface ListTokensInput {
 }
 
 /** The most values one repeated filter of GET /tokens may list (a page holds at most 100 tokens anyway). */
-const MAX_FILTER_VALUES = 100;
+export const MAX_FILTER_VALUES = 100;
 
 const anyOf = (items: TokenQuery[]): TokenQuery => (items.length === 1 ? items[0]! : { kind: 'or', items });
 
