@@ -69,6 +69,12 @@ export class HttpProblemError extends Error {
   }
 }
 
+/** The field errors a domain error carries: always for a validation error, sometimes for a refusal or a conflict. */
+function fieldErrorsOf(error: DomainError): FieldErrors | undefined {
+  if (error instanceof ValidationError || error instanceof ForbiddenError || error instanceof ConflictError) return error.errors;
+  return undefined;
+}
+
 export function problemFor(error: unknown, instance: string): Problem | undefined {
   if (error instanceof HttpProblemError) {
     return { ...error.kind, detail: error.detail, instance, ...(error.errors ? { errors: error.errors } : {}) };
@@ -80,6 +86,6 @@ export function problemFor(error: unknown, instance: string): Problem | undefine
     ...kind,
     detail: error.message,
     instance,
-    ...(error instanceof ValidationError ? { errors: error.errors } : {}),
+    ...(fieldErrorsOf(error) ? { errors: fieldErrorsOf(error) } : {}),
   };
 }

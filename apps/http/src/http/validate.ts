@@ -1,15 +1,6 @@
-import { isWellFormedText, toWellFormedText, ValidationError } from '@svc/core';
+import { fieldPath, isWellFormedText, toWellFormedText, ValidationError } from '@svc/core';
 import type { z } from 'zod';
 
-/** `['rules', 0, 'transform']` → `rules[0].transform`. */
-export function fieldPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out === '' ? String(part) : `.${String(part)}`;
-  }
-  return out;
-}
 
 function issuesToErrors(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): Record<string, string[]> {
   // No prototype: a field named `toString` or `__proto__` is just a key here.

@@ -44,7 +44,11 @@ export class UnauthenticatedError extends DomainError {
 export class ForbiddenError extends DomainError {
   readonly code = 'FORBIDDEN';
 
-  constructor(message = 'The API key does not have the permission for this operation.') {
+  constructor(
+    message = 'The API key does not have the permission for this operation.',
+    /** Which parts of the request were refused (the paths of a bulk request's tokens), when that is known. */
+    readonly errors?: FieldErrors,
+  ) {
     super(message);
   }
 }
@@ -64,6 +68,8 @@ export class ConflictError extends DomainError {
   constructor(
     readonly code: string,
     message: string,
+    /** Which fields of the request clash (the path of a bulk request's token), when that is known. */
+    readonly errors?: FieldErrors,
   ) {
     super(message);
   }

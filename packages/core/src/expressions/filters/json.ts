@@ -21,7 +21,8 @@ function boundJsonPathCache(): void {
  */
 const SIMPLE_PATH = /^\$(?:\.[A-Za-z_$][\w$-]*|\[(?:\d{1,9}|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\])*$/;
 
-function json(value: unknown, path?: unknown): unknown {
+/** The one value `path` names in `value` (the `json` filter); an ExpressionError when it names none, several, or is not a simple path. */
+export function json(value: unknown, path?: unknown): unknown {
   if (typeof path !== 'string' || path.trim() === '') {
     throw new ExpressionError('json: a JSONPath expression is required.');
   }

@@ -1,0 +1,114 @@
+import {
+  type CreateTokenInput,
+  mapTokenizeBody,
+  requireTokenPermission,
+  requireWithinLimit,
+  type TokenizeItem,
+  type TokenizeLeaf,
+  tokenizeLeaves,
+  ValidationError,
+  valueTokenInput,
+} from '@svc/core';
+import type { IRouter, RequestHandler } from 'express';
+import { z } from 'zod';
+import type { TokenUseCases } from '../../container';
+import { actorOf } from '../authenticate';
+import { presentToken } from '../presenters/token.presenter';
+import { sendJson } from '../respond';
+import { createTokenSchema } from '../schemas/token.schemas';
+import { validate } from '../validate';
+
+export interface BulkLimits {
+  /** The most distinct tokens one POST /detokenize may name (`SVC_DETOKENIZE_LIMIT`). */
+  readonly detokenize: number;
+}
+
+/** A POST /tokens body, checked: the create request POST /tokenize takes at each of its request leaves too. */
+export function createTokenInput(body: z.output<typeof createTokenSchema>): CreateTokenInput {
+  return {
+    id: body.id,
+    type: body.type,
+    data: body.data,
+    mask: body.mask,
+    containers: body.containers,
+    metadata: body.metadata,
+    searchIndexes: body.search_indexes,
+    fingerprintExpression: body.fingerprint_expression,
+    deduplicateToken: body.deduplicate_token,
+    expiresAt: body.expires_at,
+  };
+}
+
+/** A request body that is there: a JSON value (not nothing), with nothing no schema should see (see validate). */
+function jsonValue(body: unknown): unknown {
+  if (body === undefined) throw ValidationError.field('body', 'A JSON body is required.');
+  return validate(z.unknown(), body);
+}
+
+/**
+ * Every create request of a tokenize body checked against the POST /tokens schema, all their errors together, each
+ * named by the request's path (`card.data`, `[3].type`).
+ */
+function tokenizeItems(leaves: readonly TokenizeLeaf[]): TokenizeItem[] {
+  const errors: Record<string, readonly string[]> = Object.create(null);
+  const items: TokenizeItem[] = [];
+  for (const leaf of leaves) {
+    if (leaf.kind === 'value') {
+      items.push({ path: leaf.path, input: valueTokenInput(leaf.value) });
+      continue;
+    }
+    try {
+      items.push({ path: leaf.path, input: createTokenInput(validate(createTokenSchema, leaf.node, leaf.path === '' ? [] : [leaf.path])) });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      Object.assign(errors, error.errors);
+    }
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return items;
+}
+
+/** POST /tokenize and POST /detokenize (beyond.md §1): many tokens in one call, in any JSON shape. */
+export function bulkRoutes(router: IRouter, auth: RequestHandler, useCases: TokenUseCases, json: RequestHandler, limits: BulkLimits): void {
+  router.post(
+    '/tokenize',
+    auth,
+    (_req, res, next) => {
+      requireTokenPermission(actorOf(res), 'token:create');
+      next();
+    },
+    json,
+    async (req, res) => {
+      const body = jsonValue(req.body);
+      const leaves = tokenizeLeaves(body);
+      // Checked before any item is: a body over the limit is refused whatever else is wrong with it.
+      requireWithinLimit(leaves.length, useCases.tokenize.limit);
+      const results = await useCases.tokenize.execute(actorOf(res), tokenizeItems(leaves));
+      let next = 0;
+      const answer = mapTokenizeBody(body, (leaf) => {
+        const { view, deduplicated } = results[next++]!;
+        return leaf.kind === 'value' ? view.token.id : { ...presentToken(view), _extras: { deduplicated } };
+      });
+      sendJson(res, 201, answer);
+    },
+  );
+
+  router.post(
+    '/detokenize',
+    auth,
+    (_req, res, next) => {
+      requireTokenPermission(actorOf(res), 'token:read');
+      next();
+    },
+    json,
+    async (req, res) => {
+      const body = jsonValue(req.body);
+      const answer = await useCases.detokenize.execute(actorOf(res), body, {
+        present: presentToken,
+        limit: limits.detokenize,
+        limitSetting: 'SVC_DETOKENIZE_LIMIT',
+      });
+      sendJson(res, 200, answer);
+    },
+  );
+}

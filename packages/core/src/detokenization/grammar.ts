@@ -1,0 +1,81 @@
+/**
+ * The detokenization expressions of beyond.md §1, read from text. One grammar, used by POST /detokenize and by the
+ * proxy (§7) for JSON, form and text bodies and for headers:
+ *
+ *   {{ <id> }}                          the token's data
+ *   {{ <id> | json: '<path>' }}         part of the data
+ *   {{ token: <id> }}                   the whole token object
+ *   {{ token: <id> | json: '<path>' }}  any property of it
+ *
+ * Spaces inside the braces are optional. An id is what a token id may be (no `|`, `{` or `}`), trimmed. The path is
+ * quoted with `'` or `"` and may not hold its own quote. Text in braces that does not fit is not an expression and
+ * stays as it is.
+ */
+
+/** One expression found in a text, with where it is. */
+export interface DetokenizationExpression {
+  /** The token id it names. */
+  readonly id: string;
+  /** True for `token: <id>`: the whole token object rather than its data. */
+  readonly wholeToken: boolean;
+  /** The JSONPath of `| json: '…'`, when given. */
+  readonly path?: string;
+  /** Where it is in the text: `text.slice(start, end)` is the expression with its braces. */
+  readonly start: number;
+  readonly end: number;
+}
+
+/** A text read for expressions: the expressions it holds, and whether it is exactly one of them (spaces aside). */
+export interface ReadText {
+  readonly expressions: readonly DetokenizationExpression[];
+  /** The text is one expression and nothing else, so its value replaces the text itself (an object stays an object). */
+  readonly whole: boolean;
+}
+
+const BRACES = /\{\{([^{}]*)\}\}/g;
+const INSIDE = /^\s*(?:(token)\s*:\s*)?([^|{}]*?)\s*(?:\|\s*json\s*:\s*(?:'([^']*)'|"([^"]*)")\s*)?$/;
+
+const NONE: ReadText = { expressions: [], whole: false };
+
+/** The expressions a text holds, in order. Cheap for text without `{{`, which most is. */
+export function readDetokenization(text: string): ReadText {
+  if (!text.includes('{{')) return NONE;
+  const expressions: DetokenizationExpression[] = [];
+  for (const match of text.matchAll(BRACES)) {
+    const inside = INSIDE.exec(match[1]!);
+    const id = inside?.[2];
+    if (!inside || !id) continue;
+    const path = inside[3] ?? inside[4];
+    expressions.push({
+      id,
+      wholeToken: inside[1] !== undefined,
+      ...(path === undefined ? {} : { path }),
+      start: match.index,
+      end: match.index + match[0].length,
+    });
+  }
+  if (expressions.length === 0) return NONE;
+  const only = expressions.length === 1 ? expressions[0]! : undefined;
+  const whole = only !== undefined && text.slice(0, only.start).trim() === '' && text.slice(only.end).trim() === '';
+  return { expressions, whole };
+}
+
+/**
+ * The text with each expression replaced by its value as text: a string as it is, `null` as nothing, anything else as
+ * JSON. (A text that is exactly one expression is replaced by the value itself, not by this.)
+ */
+export function interpolate(text: string, read: ReadText, valueOf: (expression: DetokenizationExpression) => unknown): string {
+  let out = '';
+  let at = 0;
+  for (const expression of read.expressions) {
+    out += text.slice(at, expression.start) + asText(valueOf(expression));
+    at = expression.end;
+  }
+  return out + text.slice(at);
+}
+
+export function asText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return '';
+  return JSON.stringify(value);
+}

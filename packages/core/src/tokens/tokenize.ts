@@ -1,0 +1,132 @@
+import { requireTokenPermission } from '../access/evaluate-access';
+import type { Actor } from '../auth/actor';
+import { ConflictError, ForbiddenError, ValidationError } from '../shared/errors';
+import { errorsWithin, fieldPath } from '../shared/field-path';
+import type { CreateToken, CreateTokenInput, PreparedToken } from './create-token';
+import type { TokenDeps } from './token-deps';
+import type { TokenView } from './token-view';
+
+/**
+ * POST /tokenize (beyond.md §1). The body is any JSON value: an object with `type` and `data` (or `type` and
+ * `token_intent_id`) is a token create request, any other string, number or boolean becomes a `token`-type token,
+ * `null` stays, and arrays and other objects keep their shape. The answer has the body's shape with each request
+ * replaced by its token and each value by its token's id.
+ */
+
+/** Something in a tokenize body that becomes a token, with where it is (`card`, `[3]`, `cards[0].number`). */
+export type TokenizeLeaf =
+  | { readonly kind: 'request'; readonly path: string; readonly node: Readonly<Record<string, unknown>> }
+  | { readonly kind: 'value'; readonly path: string; readonly value: string | number | boolean };
+
+const isPlainObject = (node: unknown): node is Record<string, unknown> => typeof node === 'object' && node !== null && !Array.isArray(node);
+const has = (node: object, key: string): boolean => Object.prototype.hasOwnProperty.call(node, key);
+
+/** An object with `type` and `data`, or `type` and `token_intent_id`: one token create request, as POST /tokens takes. */
+export function isTokenCreateRequest(node: unknown): node is Record<string, unknown> {
+  return isPlainObject(node) && has(node, 'type') && (has(node, 'data') || has(node, 'token_intent_id'));
+}
+
+/**
+ * Rebuilds `body` with every leaf (a create request, or a string, number or boolean outside one) replaced by what
+ * `replace` answers, visiting leaves in document order. Object keys are kept as they are; `null` stays `null`.
+ * Recursion is bounded by the body's depth, which the edge limits before anything walks it.
+ */
+export function mapTokenizeBody(body: unknown, replace: (leaf: TokenizeLeaf) => unknown): unknown {
+  const walk = (node: unknown, path: PropertyKey[]): unknown => {
+    if (node === null || node === undefined) return node;
+    if (typeof node === 'string' || typeof node === 'number' || typeof node === 'boolean') {
+      return replace({ kind: 'value', path: fieldPath(path), value: node });
+    }
+    if (Array.isArray(node)) return node.map((item, i) => walk(item, [...path, i]));
+    if (isTokenCreateRequest(node)) return replace({ kind: 'request', path: fieldPath(path), node });
+    if (isPlainObject(node)) {
+      const out = Object.create(null) as Record<string, unknown>;
+      for (const [key, value] of Object.entries(node)) out[key] = walk(value, [...path, key]);
+      return out;
+    }
+    return node;
+  };
+  return walk(body, []);
+}
+
+/** Every leaf of a tokenize body, in document order. */
+export function tokenizeLeaves(body: unknown): TokenizeLeaf[] {
+  const leaves: TokenizeLeaf[] = [];
+  mapTokenizeBody(body, (leaf) => leaves.push(leaf));
+  return leaves;
+}
+
+/** One token to create, with the path errors about it are named by. */
+export interface TokenizeItem {
+  readonly path: string;
+  readonly input: CreateTokenInput;
+}
+
+/** What became of one item: the token (for a create request) or only its id (for a bare value). */
+export interface TokenizeResult {
+  readonly view: TokenView;
+  /** True when deduplication answered an existing token instead of creating one. */
+  readonly deduplicated: boolean;
+}
+
+/** A bare value becomes a token of type `token`, with every other setting at its default. */
+export const valueTokenInput = (value: string | number | boolean): CreateTokenInput => ({ type: 'token', data: value });
+
+/**
+ * Creates every item's token, all or nothing: every item is checked first and all their errors are reported together,
+ * keyed by path; then all tokens are stored in one transaction. Nothing is stored when any item is invalid, refused
+ * or has the id of a live token.
+ */
+export class Tokenize {
+  constructor(
+    private readonly deps: TokenDeps,
+    private readonly create: CreateToken,
+    /** The most tokens one call may create (`SVC_TOKENIZE_LIMIT`). */
+    readonly limit: number,
+  ) {}
+
+  async execute(actor: Actor, items: readonly TokenizeItem[]): Promise<TokenizeResult[]> {
+    requireTokenPermission(actor, 'token:create');
+    requireWithinLimit(items.length, this.limit);
+    const now = this.deps.clock.now();
+    const keys = await this.deps.keyring.forTenant(actor.tenantId);
+    const invalid: Record<string, readonly string[]> = Object.create(null);
+    const refused: Record<string, readonly string[]> = Object.create(null);
+    const prepared: PreparedToken[] = [];
+    for (const item of items) {
+      try {
+        prepared.push(this.create.prepare(actor, item.input, keys, now));
+      } catch (error) {
+        if (error instanceof ValidationError) Object.assign(invalid, errorsWithin(item.path, error.errors));
+        else if (error instanceof ForbiddenError) refused[item.path || 'body'] = [error.message];
+        else throw error;
+      }
+    }
+    if (Object.keys(invalid).length > 0) throw new ValidationError(invalid);
+    if (Object.keys(refused).length > 0) throw new ForbiddenError('The API key may not create one or more of these tokens.', refused);
+
+    const outcome = await this.deps.tokens.createMany(
+      prepared.map((p) => ({ token: p.sealed, deduplicate: p.deduplicate })),
+      now,
+    );
+    if (outcome.status === 'duplicate_id') {
+      const field = fieldOfId(items[outcome.index]!.path);
+      throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists; no token was created.', {
+        [field]: ['A token with this id already exists.'],
+      });
+    }
+    return outcome.outcomes.map((created, i) => ({
+      view: this.create.answer(actor, prepared[i]!, created, keys, now),
+      deduplicated: created.status === 'existing',
+    }));
+  }
+}
+
+const fieldOfId = (path: string): string => (path === '' ? 'id' : `${path}.id`);
+
+/** 400 naming the limit when a bulk call holds more than it allows. */
+export function requireWithinLimit(count: number, limit: number, what = 'tokens', setting = 'SVC_TOKENIZE_LIMIT'): void {
+  if (count > limit) {
+    throw ValidationError.field('body', `At most ${limit} ${what} per request (${setting}); this request has ${count}.`);
+  }
+}
