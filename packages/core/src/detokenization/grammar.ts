@@ -33,7 +33,21 @@ export interface ReadText {
 }
 
 const BRACES = /\{\{([^{}]*)\}\}/g;
-const INSIDE = /^\s*(?:(token)\s*:\s*)?([^|{}]*?)\s*(?:\|\s*json\s*:\s*(?:'([^']*)'|"([^"]*)")\s*)?$/;
+const TOKEN_FORM = /^token\s*:/;
+const JSON_FILTER = /^\s*json\s*:\s*(?:'([^']*)'|"([^"]*)")\s*$/;
+
+/** What is inside one pair of braces, when it fits the grammar. Linear in its length (no backtracking regex). */
+function readInside(inside: string): Pick<DetokenizationExpression, 'id' | 'wholeToken' | 'path'> | undefined {
+  const bar = inside.indexOf('|');
+  let name = (bar < 0 ? inside : inside.slice(0, bar)).trim();
+  const wholeToken = TOKEN_FORM.test(name);
+  if (wholeToken) name = name.slice(name.indexOf(':') + 1).trimStart();
+  if (name === '') return undefined;
+  if (bar < 0) return { id: name, wholeToken };
+  const filter = JSON_FILTER.exec(inside.slice(bar + 1));
+  if (!filter) return undefined;
+  return { id: name, wholeToken, path: filter[1] ?? filter[2]! };
+}
 
 const NONE: ReadText = { expressions: [], whole: false };
 
@@ -42,17 +56,8 @@ export function readDetokenization(text: string): ReadText {
   if (!text.includes('{{')) return NONE;
   const expressions: DetokenizationExpression[] = [];
   for (const match of text.matchAll(BRACES)) {
-    const inside = INSIDE.exec(match[1]!);
-    const id = inside?.[2];
-    if (!inside || !id) continue;
-    const path = inside[3] ?? inside[4];
-    expressions.push({
-      id,
-      wholeToken: inside[1] !== undefined,
-      ...(path === undefined ? {} : { path }),
-      start: match.index,
-      end: match.index + match[0].length,
-    });
+    const inside = readInside(match[1]!);
+    if (inside) expressions.push({ ...inside, start: match.index, end: match.index + match[0].length });
   }
   if (expressions.length === 0) return NONE;
   const only = expressions.length === 1 ? expressions[0]! : undefined;
