@@ -23,7 +23,9 @@ import {
   GetToken,
   Keyring,
   ListTokens,
+  ListTokensByCursor,
   SearchTokens,
+  SearchTokensByCursor,
   type TokenDeps,
   UpdateToken,
   type Clock,
@@ -72,6 +74,8 @@ export interface TokenUseCases {
   readonly remove: DeleteToken;
   readonly search: SearchTokens;
   readonly list: ListTokens;
+  readonly listByCursor: ListTokensByCursor;
+  readonly searchByCursor: SearchTokensByCursor;
 }
 
 /** Ports that tests (and embedders) may replace: a fixed clock, predictable ids, an in-memory store. */
@@ -196,6 +200,8 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       remove: new DeleteToken(deps),
       search: new SearchTokens(deps),
       list: new ListTokens(deps),
+      listByCursor: new ListTokensByCursor(deps),
+      searchByCursor: new SearchTokensByCursor(deps),
     };
   }));
   c.register(TOKENS.SessionUseCases, single<SessionUseCases>((d) => {

@@ -194,6 +194,8 @@ const ROUTES: readonly Route[] = [
   },
   { method: 'post', path: '/tokens/search', key: (f) => f.pvt, body: () => ({ query: 'type:token AND metadata.k:v', page: 1, size: 10 }) },
   { method: 'get', path: '/tokens', key: (f) => f.pvt, queryKeys: ['id', 'type', 'page', 'size', 'metadata.k'] },
+  { method: 'get', path: '/v2/tokens', key: (f) => f.pvt, queryKeys: ['type', 'container', 'fingerprint', 'start', 'size', 'metadata.k'] },
+  { method: 'post', path: '/v2/tokens/search', key: (f) => f.pvt, body: () => ({ query: 'type:token AND metadata.k:v', start: null, size: 10 }) },
   { method: 'get', path: '/tokens/:id', key: (f) => f.pvt, ids: (f) => f.tokenIds },
   {
     method: 'patch',

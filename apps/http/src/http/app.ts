@@ -12,6 +12,7 @@ import { jsonBody } from './json-body';
 import { requestLog } from './request-log';
 import { applicationRoutes } from './routes/applications.routes';
 import { tokenRoutes } from './routes/token.routes';
+import { tokenV2Routes } from './routes/token-v2.routes';
 import { sessionRoutes, type SessionUseCases } from './routes/session.routes';
 import { tenantRoutes, type TenantUseCases } from './routes/tenant.routes';
 import { acceptRoutes } from './routes/accept.routes';
@@ -38,6 +39,7 @@ export function createApp(container: DependencyContainer): Express {
   // Routes hang on the app itself, each with its own authentication: a nested router per resource cost a few
   // percent of every request in profiles. A path no route knows is a 404 whether or not a key came with it.
   tokenRoutes(app, auth, container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json, mergePatchJson);
+  tokenV2Routes(app, auth, container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json);
   applicationRoutes(app, auth, container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json);
   sessionRoutes(app, auth, container.resolve<SessionUseCases>(TOKENS.SessionUseCases), json);
   tenantRoutes(app, auth, container.resolve<TenantUseCases>(TOKENS.TenantUseCases), json, container.resolve<Clock>(TOKENS.Clock));

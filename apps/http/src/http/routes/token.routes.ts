@@ -17,7 +17,7 @@ function requiresToken(permission: Permission): RequestHandler {
 }
 
 /** `?metadata.key1=value1&metadata.key2=value2`: keys are unique, and a repeated key keeps its first value. */
-function metadataFilters(query: Record<string, unknown>): Record<string, string> {
+export function metadataFilters(query: Record<string, unknown>): Record<string, string> {
   const filters = Object.create(null) as Record<string, string>;
   // Basis Theory's SDKs send the filter as one JSON object: `?metadata={"key":"value"}`.
   if (query.metadata !== undefined) Object.assign(filters, metadataJson(query.metadata));
