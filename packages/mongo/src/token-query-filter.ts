@@ -75,11 +75,15 @@ export function tokenSearchFilter(tenantId: string, query: TokenQuery, now: Date
 }
 
 /**
- * The tokens after `position` in {@link TOKEN_ORDER}: older, or of the same millisecond with a smaller id. Both
- * branches are ranges of `tokens_by_created` (tenant, created_at, id), so a deep page seeks its start.
+ * The tokens after `position` in {@link TOKEN_ORDER}: older, or of the same millisecond with a smaller id. The
+ * `$lte` beside the `$or` (which it does not change) bounds the scan of `tokens_by_created` (tenant, created_at, id)
+ * to start at the position, so a deep page seeks its start rather than walking past the pages before it.
  */
 export function afterPositionFilter(position: KeysetPosition): TokenFilter {
-  return { $or: [{ created_at: { $lt: position.createdAt } }, { created_at: position.createdAt, id: { $lt: position.id } }] };
+  return {
+    created_at: { $lte: position.createdAt },
+    $or: [{ created_at: { $lt: position.createdAt } }, { created_at: position.createdAt, id: { $lt: position.id } }],
+  };
 }
 
 /** A keyset page's filter: the search's, and only tokens after `after` when given. */
