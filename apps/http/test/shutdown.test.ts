@@ -274,6 +274,26 @@ describe('svc serve on SIGTERM and SIGINT', () => {
     expect(walLeft(dataDir)).toBe(0);
   }, 20_000);
 
+  it('waits for the work of clients that hung up before their answer, so the store never closes under a write', async () => {
+    const served = await serve(dataDir);
+    const key = await tokenKey(served);
+    const body = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ type: 'token', data: `value ${i}` })));
+    const sent = Array.from({ length: 20 }, () => {
+      const socket = connect(Number(new URL(served.url).port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(
+        `POST /tokenize HTTP/1.1\r\nHost: x\r\nSVC-API-KEY: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        () => socket.destroy(),
+      );
+      return new Promise((resolve) => socket.once('close', resolve));
+    });
+    await Promise.all(sent);
+    const { code } = await stop(served);
+    expect(code).toBe(0);
+    expect(served.output()).not.toMatch(/"level":"error"/);
+    expect(walLeft(dataDir)).toBe(0);
+  }, 20_000);
+
   it('closes a connection whose request was answered before its body arrived, once the body is in', async () => {
     const served = await serve(dataDir);
     const early = new RawConnection(served.url);

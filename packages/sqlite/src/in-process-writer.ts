@@ -15,5 +15,7 @@ export class InProcessTokenWriter extends BatchingWriter {
     return applyBatch(this.db, this.writes, batch);
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.whenIdle();
+  }
 }

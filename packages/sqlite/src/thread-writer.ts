@@ -54,6 +54,7 @@ export class ThreadTokenWriter extends BatchingWriter {
   }
 
   async close(): Promise<void> {
+    await this.whenIdle();
     await this.send({ close: true }).catch(() => undefined);
     await this.worker.terminate();
   }

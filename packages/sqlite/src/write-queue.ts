@@ -20,6 +20,7 @@ interface Job {
 export abstract class BatchingWriter implements TokenWriter {
   private queued: Job[] = [];
   private busy = false;
+  private idleWaiters: Array<() => void> = [];
 
   run(write: TokenWrite): Promise<unknown> {
     return new Promise((resolve, reject) => {
@@ -32,6 +33,11 @@ export abstract class BatchingWriter implements TokenWriter {
   }
 
   abstract close(): Promise<void>;
+
+  /** Resolves once every write queued so far has committed (or failed): a close waits for it, so no write is cut off. */
+  protected whenIdle(): Promise<void> {
+    return this.busy ? new Promise((resolve) => this.idleWaiters.push(resolve)) : Promise.resolve();
+  }
 
   /** Commits one batch; per-write outcomes in order, or throws when the whole transaction failed. */
   protected abstract commit(batch: readonly TokenWrite[]): Promise<Array<{ ok: boolean; value: unknown }>>;
@@ -48,5 +54,6 @@ export abstract class BatchingWriter implements TokenWriter {
       }
     }
     this.busy = false;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 }

@@ -13,6 +13,13 @@ import { HTTP_PROBLEMS, type Problem } from './problem';
  */
 export class Connections {
   private readonly open = new Map<Duplex, Set<ServerResponse>>();
+  /**
+   * Responses whose handler has not ended them yet. A client that hangs up closes its response early, but the
+   * handler goes on (its write may be queued in the store): the drain waits for it too, so the store is never closed
+   * under a request still at work.
+   */
+  private readonly working = new Set<ServerResponse>();
+  private idleWaiters: Array<() => void> = [];
   private draining = false;
 
   constructor(
@@ -50,6 +57,12 @@ export class Connections {
       closeIfIdle();
     });
     req.once('end', closeIfIdle);
+    this.working.add(res);
+    const end = res.end;
+    res.end = ((...args: Parameters<typeof end>) => {
+      this.settled(res);
+      return end.apply(res, args);
+    }) as typeof end;
     if (this.draining) refuse(res);
     else app(req, res);
   }
@@ -65,6 +78,12 @@ export class Connections {
     await new Promise((resolve) => setImmediate(resolve));
     // close() stops listening and closes the idle connections; its callback runs once the last connection closed.
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.working.size > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private settled(res: ServerResponse): void {
+    if (!this.working.delete(res) || this.working.size > 0) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   /** Destroys every connection still open; returns how many there were and how many responses they cut short. */
@@ -75,6 +94,10 @@ export class Connections {
       responses += pending.size;
       socket.destroy();
     }
+    // Handlers still at work are given up on too: the shutdown goes on without them.
+    responses += [...this.working].filter((res) => ![...this.open.values()].some((p) => p.has(res))).length;
+    this.working.clear();
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
     return { connections, responses };
   }
 
