@@ -121,14 +121,18 @@ async function main(): Promise<void> {
     for (const suite of SUITES) runs.push(...(await suite.prepare(ctx)));
     process.stdout.write(`svc bench: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 1024 ** 3)} GiB, node ${process.version}, ${new Date().toISOString()}\n`);
     process.stdout.write(`${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s (baseline, scenario); medians; server logs at ${process.env.SVC_LOG_LEVEL ?? 'warn'}\n\n`);
-    const rows: string[] = ['| scenario | req/s | p50 ms | p99 ms | baseline req/s | ratio | errors/non-2xx |', '|---|---:|---:|---:|---:|---:|---:|'];
+    const rows: string[] = [
+      '| scenario | req/s | tokens/s | p50 ms | p99 ms | baseline req/s | ratio | errors/non-2xx |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ];
     for (const { scenario, key } of runs) {
       const body = scenario.baseline === 'POST' ? scenario.body : undefined;
       const { scenario: result, baseline: base, ratio } = await compare(
         () => measure(`${echo.url}/echo`, scenario.baseline, undefined, body),
         () => measure(`${vault.url}${scenario.path}`, scenario.method, key, scenario.body, scenario.contentType),
       );
-      const row = `| ${scenario.name} | ${fmt(result.rps)} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${result.errors}/${result.non2xx} |`;
+      const tokens = scenario.path.startsWith('/applications') ? '' : fmt(result.rps * (scenario.tokensPerRequest ?? 1));
+      const row = `| ${scenario.name} | ${fmt(result.rps)} | ${tokens} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${result.errors}/${result.non2xx} |`;
       rows.push(row);
       process.stdout.write(`${row}\n`);
     }
