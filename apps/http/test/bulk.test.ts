@@ -131,6 +131,33 @@ describe('POST /tokenize', () => {
     expect(res.body.c.data).toEqual({ number: 'XXXXXXXXXXXX4242', expiration_month: 12, expiration_year: 2030 });
   });
 
+  it('makes tokens from token intents, and gives every intent back when the call fails', async () => {
+    const intents = await privateKey(h, 'token:intent:create', 'token:intent:read');
+    const intent = async () =>
+      (await as(h.app, intents).post('/token-intents').send({ type: 'card', data: card(VISA).data }).expect(201)).body.id as string;
+    const [first, second] = [await intent(), await intent()];
+
+    const failed = await as(h.app, key)
+      .post('/tokenize')
+      .send({ a: { type: 'card', token_intent_id: first }, b: { type: 'card', token_intent_id: first }, c: { type: 'card', token_intent_id: second } })
+      .expect(400);
+    expect(Object.keys(failed.body.errors)).toEqual(['b.token_intent_id']);
+    await as(h.app, intents).get(`/token-intents/${first}`).expect(200);
+    await as(h.app, intents).get(`/token-intents/${second}`).expect(200);
+
+    const bad = await as(h.app, key).post('/tokenize').send([{ type: 'card', token_intent_id: first }, { type: 'nope', data: 'x' }]).expect(400);
+    expect(Object.keys(bad.body.errors)).toEqual(['[1].type']);
+    await as(h.app, intents).get(`/token-intents/${first}`).expect(200);
+
+    const res = await as(h.app, key).post('/tokenize').send({ a: { type: 'card', token_intent_id: first }, c: { token_intent_id: second, type: 'card' } }).expect(201);
+    expect(res.body.a.data).toEqual({ number: VISA, expiration_month: 12, expiration_year: 2030 });
+    await as(h.app, intents).get(`/token-intents/${first}`).expect(404);
+    await as(h.app, intents).get(`/token-intents/${second}`).expect(404);
+    const again = await as(h.app, key).post('/tokenize').send([{ type: 'card', token_intent_id: first }]).expect(400);
+    expect(Object.keys(again.body.errors)).toEqual(['[0].token_intent_id']);
+    expect(await tokenCount(h, key)).toBe(2);
+  });
+
   it('needs token:create, a key and a JSON body', async () => {
     await as(h.app, await privateKey(h, 'token:read')).post('/tokenize').send(['a']).expect(403);
     await request(h.app).post('/tokenize').send(['a']).expect(401);

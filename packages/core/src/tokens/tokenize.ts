@@ -2,6 +2,7 @@ import { requireTokenPermission } from '../access/evaluate-access';
 import type { Actor } from '../auth/actor';
 import { ConflictError, ForbiddenError, ValidationError } from '../shared/errors';
 import { errorsWithin, fieldPath } from '../shared/field-path';
+import type { ClaimedTokenIntent, TokenIntentClaims } from '../token-intents/token-intent-claims';
 import type { CreateToken, CreateTokenInput, PreparedToken } from './create-token';
 import type { TokenDeps } from './token-deps';
 import type { TokenView } from './token-view';
@@ -75,7 +76,7 @@ export const valueTokenInput = (value: string | number | boolean): CreateTokenIn
 /**
  * Creates every item's token, all or nothing: every item is checked first and all their errors are reported together,
  * keyed by path; then all tokens are stored in one transaction. Nothing is stored when any item is invalid, refused
- * or has the id of a live token.
+ * or has the id of a live token. Items naming a token intent take it first, and give it back when nothing is stored.
  */
 export class Tokenize {
   constructor(
@@ -83,6 +84,8 @@ export class Tokenize {
     private readonly create: CreateToken,
     /** The most tokens one call may create (`SVC_TOKENIZE_LIMIT`). */
     readonly limit: number,
+    /** Without it, an item naming a token intent is a 400 on its `token_intent_id`. */
+    private readonly intents?: TokenIntentClaims,
   ) {}
 
   async execute(actor: Actor, items: readonly TokenizeItem[]): Promise<TokenizeResult[]> {
@@ -90,12 +93,32 @@ export class Tokenize {
     requireWithinLimit(items.length, this.limit);
     const now = this.deps.clock.now();
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
+    const claimed: ClaimedTokenIntent[] = [];
+    let stored = false;
+    try {
+      const results = await this.createAll(actor, items, keys, now, claimed);
+      stored = true;
+      return results;
+    } finally {
+      // Nothing was made of the intents taken: they go back, so the call can be corrected and sent again.
+      if (!stored) for (const intent of claimed) await this.intents!.release(intent);
+    }
+  }
+
+  private async createAll(
+    actor: Actor,
+    items: readonly TokenizeItem[],
+    keys: Parameters<CreateToken['prepare']>[2],
+    now: Date,
+    claimed: ClaimedTokenIntent[],
+  ): Promise<TokenizeResult[]> {
     const invalid: Record<string, readonly string[]> = Object.create(null);
     const refused: Record<string, readonly string[]> = Object.create(null);
     const prepared: PreparedToken[] = [];
     for (const item of items) {
       try {
-        prepared.push(this.create.prepare(actor, item.input, keys, now));
+        const input = item.input.tokenIntentId === undefined ? item.input : await this.fromIntent(actor, item.input, now, claimed);
+        prepared.push(this.create.prepare(actor, input, keys, now));
       } catch (error) {
         if (error instanceof ValidationError) Object.assign(invalid, errorsWithin(item.path, error.errors));
         else if (error instanceof ForbiddenError) refused[item.path || 'body'] = [error.message];
@@ -119,6 +142,14 @@ export class Tokenize {
       view: this.create.answer(actor, prepared[i]!, created, keys, now),
       deduplicated: created.status === 'existing',
     }));
+  }
+
+  /** The item's request with the data of the intent it names, taken for it (and noted, to give back on failure). */
+  private async fromIntent(actor: Actor, input: CreateTokenInput, now: Date, claimed: ClaimedTokenIntent[]): Promise<CreateTokenInput> {
+    if (!this.intents) throw ValidationError.field('token_intent_id', 'Token intents are not available here.');
+    const intent = await this.intents.claim(actor, input.tokenIntentId!, now, input);
+    claimed.push(intent);
+    return { ...input, type: intent.type, data: intent.data };
   }
 }
 

@@ -29,6 +29,7 @@ export function createTokenInput(body: z.output<typeof createTokenSchema>): Crea
     id: body.id,
     type: body.type,
     data: body.data,
+    tokenIntentId: body.token_intent_id,
     mask: body.mask,
     containers: body.containers,
     metadata: body.metadata,
