@@ -30,12 +30,16 @@ import {
   UpdateToken,
   type Clock,
   CreateApplication,
+  CreateApplicationKey,
   CreateTenant,
   CryptoRandomSource,
   DeleteApplication,
+  DeleteApplicationKey,
   GetApplication,
   GetApplicationByKey,
+  GetApplicationKey,
   type IdGenerator,
+  ListApplicationKeys,
   ListApplications,
   type RandomSource,
   RegenerateApplicationKey,
@@ -65,6 +69,10 @@ export interface ApplicationUseCases {
   readonly update: UpdateApplication;
   readonly regenerate: RegenerateApplicationKey;
   readonly remove: DeleteApplication;
+  readonly createKey: CreateApplicationKey;
+  readonly listKeys: ListApplicationKeys;
+  readonly getKey: GetApplicationKey;
+  readonly deleteKey: DeleteApplicationKey;
 }
 
 export interface TokenUseCases {
@@ -159,6 +167,10 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       update: new UpdateApplication(deps),
       regenerate: new RegenerateApplicationKey(deps),
       remove: new DeleteApplication(deps),
+      createKey: new CreateApplicationKey(deps),
+      listKeys: new ListApplicationKeys(deps),
+      getKey: new GetApplicationKey(deps),
+      deleteKey: new DeleteApplicationKey(deps),
     };
   }));
   c.register(TOKENS.Authenticate, single((d) => new Authenticate(appDeps(d))));

@@ -112,6 +112,8 @@ interface Fixture {
   readonly pub: string;
   readonly tokenIds: string[];
   readonly victimApps: string[];
+  /** A second key of each victim application, in the same order. */
+  readonly victimKeys: string[];
   readonly invitationIds: string[];
   readonly memberIds: string[];
   readonly nonce: string;
@@ -138,10 +140,12 @@ async function fixture(): Promise<Fixture> {
     const res = await as(h.app, mgt).post('/applications').send({ name: `victim ${type}`, type, permissions: type === 'private' ? ['token:read'] : ['application:read'] }).expect(201);
     victimApps.push(res.body.id as string);
   }
+  const victimKeys: string[] = [];
+  for (const id of victimApps) victimKeys.push((await as(h.app, mgt).post(`/applications/${id}/keys`).expect(201)).body.id as string);
   const invitationIds = [(await as(h.app, mgt).post('/tenants/self/invitations').send({ email: 'ada@example.com' }).expect(201)).body.id as string];
   const memberIds = ((await as(h.app, mgt).get('/tenants/self/members').expect(200)).body.data as Array<{ id: string }>).map((m) => m.id);
   const nonce = (await as(h.app, pub).post('/sessions').expect(201)).body.nonce as string;
-  return { h, mgt, pvt, pub, tokenIds, victimApps, invitationIds, memberIds, nonce };
+  return { h, mgt, pvt, pub, tokenIds, victimApps, victimKeys, invitationIds, memberIds, nonce };
 }
 
 /** A digest of everything the tenant's store holds, read through the store itself (sealed data included). */
@@ -154,6 +158,7 @@ async function snapshot(f: Fixture): Promise<string> {
     tokens: await store.tokens.search(tenantId, { kind: 'all' }, { page: 1, size: 1000 }, new Date(0)),
     liveTokens: (await store.tokens.search(tenantId, { kind: 'all' }, all, far)).total,
     applications: await store.applications.list(tenantId, {}, all),
+    applicationKeys: await Promise.all((await store.applications.list(tenantId, {}, all)).items.map((a) => store.applications.listKeys(tenantId, a.id))),
     invitations: await store.invitations.list(tenantId, { now: far }, all),
     members: await store.members.list(tenantId, {}, all),
   };
@@ -170,6 +175,12 @@ interface Route {
   readonly contentType?: string;
   /** Real values for the route's `:id`. */
   readonly ids?: (f: Fixture) => string[];
+  /** The name the route gives its `:id` in a 400 (default `id`). */
+  readonly idField?: string;
+  /** Fixed values for the route's other path parameters (`:application_id`), by name. */
+  readonly params?: (f: Fixture) => Readonly<Record<string, string>>;
+  /** The field a 400 names when a limit is reached: a pristine request may then be refused too. */
+  readonly limitField?: string;
   readonly queryKeys?: readonly string[];
   /** Fields whose value decides whether another is valid: replacing the key may make a 400 name one of these. */
   readonly related?: Readonly<Record<string, readonly string[]>>;
@@ -219,6 +230,11 @@ const ROUTES: readonly Route[] = [
   { method: 'get', path: '/applications/:id', key: (f) => f.mgt, ids: (f) => f.victimApps },
   // The private victim: the valid body below grants a token permission.
   { method: 'put', path: '/applications/:id', key: (f) => f.mgt, ids: (f) => [f.victimApps[0]!], body: () => ({ name: 'renamed', permissions: ['token:read'], rules: [] }) },
+  { method: 'post', path: '/applications/:id/keys', key: (f) => f.mgt, ids: (f) => f.victimApps, body: () => ({}), limitField: 'keys' },
+  { method: 'get', path: '/applications/:id/keys', key: (f) => f.mgt, ids: (f) => f.victimApps, queryKeys: ['id', 'type'] },
+  // The first victim's keys, and a key of the second victim (absent under the first).
+  { method: 'get', path: '/applications/:application_id/keys/:id', key: (f) => f.mgt, params: (f) => ({ application_id: f.victimApps[0]! }), ids: (f) => f.victimKeys, idField: 'key_id' },
+  { method: 'delete', path: '/applications/:application_id/keys/:id', key: (f) => f.mgt, params: (f) => ({ application_id: f.victimApps[0]! }), ids: (f) => f.victimKeys, idField: 'key_id' },
   { method: 'post', path: '/applications/:id/regenerate', key: (f) => f.mgt, ids: (f) => f.victimApps, body: () => ({}) },
   { method: 'delete', path: '/applications/:id', key: (f) => f.mgt, ids: (f) => f.victimApps },
   { method: 'post', path: '/sessions', key: (f) => f.pub, body: () => ({}) },
@@ -264,7 +280,9 @@ function attempts(route: Route, f: Fixture): fc.Arbitrary<Attempt> {
 }
 
 async function send(f: Fixture, route: Route, attempt: Attempt): Promise<request.Response> {
-  const url = route.path.replace(':id', attempt.id) + attempt.query;
+  const params = Object.entries(route.params?.(f) ?? {});
+  const path = params.reduce((at, [name, value]) => at.replace(`:${name}`, encodeURIComponent(value)), route.path);
+  const url = path.replace(':id', attempt.id) + attempt.query;
   let req = request(f.h.app)[route.method](url);
   const key = route.key(f);
   if (key && attempt.keyed) req = req.set('SVC-API-KEY', key);
@@ -292,7 +310,10 @@ function checkProblem(res: request.Response, route: Route, attempt: Attempt): vo
   }
   // Only the path is hostile: the 400 names the path parameter.
   const pristine = attempt.body === undefined || attempt.body.pristine === true;
-  if (pristine && route.ids && attempt.query === '') expect(Object.keys(errors)).toContain('id');
+  if (pristine && route.ids && attempt.query === '') {
+    const named = [route.idField ?? 'id', ...(route.limitField ? [route.limitField] : [])];
+    expect({ errors, named: Object.keys(errors).some((k) => named.includes(k)) }).toEqual({ errors, named: true });
+  }
   // A valid body with one field replaced: the 400 names that field (or a path inside it), unless something else
   // the request carries (path, query, media type) was already wrong.
   const replaced = attempt.body?.replaced;

@@ -21,6 +21,8 @@ export * from './applications/application.repository';
 export * from './applications/application-input';
 export * from './applications/create-application';
 export * from './applications/manage-applications';
+export * from './applications/application-key';
+export * from './applications/manage-application-keys';
 export * from './tenants/tenant';
 export * from './tenants/system.repository';
 export * from './tenants/create-tenant';

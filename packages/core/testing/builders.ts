@@ -1,5 +1,6 @@
 import type { StoredToken } from '../src/tokens/token';
 import type { Application } from '../src/applications/application';
+import type { ApplicationKey } from '../src/applications/application-key';
 import type { AccessRule } from '../src/access/access-rule';
 import type { ApplicationType, Permission } from '../src/access/permissions';
 import type { Actor } from '../src/auth/actor';
@@ -23,7 +24,6 @@ export class ApplicationBuilder {
       type: 'management',
       permissions: ['application:read'],
       rules: [],
-      keyHash: hashKey(`key_mgt_${nextId()}`),
       createdAt: new Date('2026-01-01T00:00:00.000Z'),
     };
   }
@@ -49,10 +49,6 @@ export class ApplicationBuilder {
     return this.with({ rules });
   }
 
-  withKey(key: string): this {
-    return this.with({ keyHash: hashKey(key) });
-  }
-
   createdAt(at: Date | string): this {
     return this.with({ createdAt: new Date(at) });
   }
@@ -67,6 +63,41 @@ export class ApplicationBuilder {
 }
 
 export const anApplication = (): ApplicationBuilder => new ApplicationBuilder();
+
+/** Test-data builder for a key of an application: `aKeyOf(app).withKey('key_a').build()`; any key by default. */
+export class ApplicationKeyBuilder {
+  private value: ApplicationKey;
+
+  constructor(application: Application) {
+    this.value = {
+      id: nextId(),
+      tenantId: application.tenantId,
+      applicationId: application.id,
+      keyHash: hashKey(`key_mgt_${nextId()}`),
+      createdAt: application.createdAt,
+    };
+  }
+
+  with(patch: Partial<ApplicationKey>): this {
+    this.value = { ...this.value, ...patch };
+    return this;
+  }
+
+  /** The plaintext key; only its hash is kept. */
+  withKey(key: string): this {
+    return this.with({ keyHash: hashKey(key) });
+  }
+
+  createdAt(at: Date | string): this {
+    return this.with({ createdAt: new Date(at) });
+  }
+
+  build(): ApplicationKey {
+    return this.value;
+  }
+}
+
+export const aKeyOf = (application: Application): ApplicationKeyBuilder => new ApplicationKeyBuilder(application);
 
 /** An actor holding the given plain permissions, as an application of `tenantId`. */
 export function anActor(tenantId: string, permissions: Permission[], type: ApplicationType = 'management'): Actor {

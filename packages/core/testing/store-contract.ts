@@ -1,6 +1,7 @@
 import type { Store } from '../src/shared/store';
 import { anApplication } from './builders';
 import { describeApplicationContract } from './contracts/applications.contract';
+import { describeApplicationKeyContract } from './contracts/application-keys.contract';
 import { describeDirectoryContract } from './contracts/directory.contract';
 import { describeTokenContract } from './contracts/tokens.contract';
 import { describeSearchContract } from './contracts/search.contract';
@@ -19,6 +20,7 @@ export function describeStoreContract(name: string, open: StoreFactory): void {
   describe(`${name} store contract`, () => {
     describeDirectoryContract(open);
     describeApplicationContract(open);
+    describeApplicationKeyContract(open);
     describeTokenContract(open);
     describeSearchContract(open);
     describeTokenKeysetContract(open);

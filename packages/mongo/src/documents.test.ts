@@ -1,7 +1,7 @@
 import { Binary, BSON } from 'mongodb';
 import type { Invitation, Member, Session, User } from '@svc/core';
-import { anApplication, aStoredToken } from '@svc/core/testing';
-import { fromApplicationDocument, toApplicationDocument } from './application-document';
+import { aKeyOf, anApplication, aStoredToken } from '@svc/core/testing';
+import { fromApplicationDocument, fromApplicationKeyDocuments, toApplicationDocument } from './application-document';
 import { fromMemberDocument, fromUserDocument, toMemberDocument, toUserDocument } from './directory-documents';
 import { compact, fromBinary, setOrUnset } from './documents';
 import { fromInvitationDocument, toInvitationDocument } from './invitation-document';
@@ -105,10 +105,17 @@ describe('directory, application, session and invitation documents', () => {
       .withRules({ priority: 1, container: '/pci/', transform: 'reveal', permissions: ['token:read'] })
       .expiringAt('2027-01-01T00:00:00.000Z')
       .build();
-    const doc = toApplicationDocument(app);
-    expect(doc).toMatchObject({ _id: app.id, tenant_id: 't1', key_hash: app.keyHash, expires_at: app.expiresAt });
+    const older = aKeyOf(app).with({ createdBy: 'c1' }).build();
+    const newer = aKeyOf(app).createdAt('2026-02-01T00:00:00.000Z').build();
+    const doc = toApplicationDocument(app, [older, newer]);
+    expect(doc).toMatchObject({ _id: app.id, tenant_id: 't1', expires_at: app.expiresAt });
+    expect(doc.keys).toEqual([
+      { id: older.id, key_hash: older.keyHash, created_by: 'c1', created_at: older.createdAt },
+      { id: newer.id, key_hash: newer.keyHash, created_at: newer.createdAt },
+    ]);
     expect(doc).not.toHaveProperty('modified_at');
     expect(fromApplicationDocument(viaBson(doc))).toEqual(app);
+    expect(fromApplicationKeyDocuments(viaBson(doc))).toEqual([newer, older]);
   });
 
   it('stores the lower-cased e-mail of a user beside the one given', () => {

@@ -1,6 +1,6 @@
 import { indexPlan } from './indexes';
 
-const GLOBAL_LOOKUPS = ['key_hash', 'nonce_hash', 'secret_hash', 'email_lower', 'expires_at', 'cvc_expires_at'];
+const GLOBAL_LOOKUPS = ['key_hash', 'keys.key_hash', 'nonce_hash', 'secret_hash', 'email_lower', 'expires_at', 'cvc_expires_at'];
 
 describe('index plan', () => {
   const plan = indexPlan({ ttl: true });
@@ -33,7 +33,7 @@ describe('index plan', () => {
     const unique = all.filter((i) => i.unique).map((i) => i.name);
     expect(unique.sort()).toEqual(
       [
-        'applications_by_key',
+        'applications_by_key_hash',
         'invitations_by_email',
         'invitations_by_secret',
         'members_by_user',

@@ -36,7 +36,9 @@ export function indexPlan(options: IndexPlanOptions): Readonly<Partial<Record<Co
       { key: { cvc_expires_at: 1 }, name: 'tokens_by_cvc_due', partialFilterExpression: exists('cvc_expires_at') },
     ],
     [COLLECTIONS.applications]: [
-      { key: { key_hash: 1 }, name: 'applications_by_key', unique: true },
+      // Partial: an application whose every key was revoked holds an empty array, which a plain unique index would
+      // count as one shared null value.
+      { key: { 'keys.key_hash': 1 }, name: 'applications_by_key_hash', unique: true, partialFilterExpression: exists('keys.key_hash') },
       { key: { tenant_id: 1, created_at: -1, _id: -1 }, name: 'applications_by_tenant' },
       // No TTL: the sweeper deletes expired applications, and authentication already refuses them.
       expiryIndex('applications_by_expiry', 'expires_at', false),

@@ -1,23 +1,38 @@
 import type { Collection, Filter } from 'mongodb';
-import type { Application, ApplicationFilter, ApplicationRepository, Page, PageRequest } from '@svc/core';
-import { type ApplicationDocument, fromApplicationDocument, toApplicationDocument } from './application-document';
+import type { AddKeyOutcome, Application, ApplicationFilter, ApplicationKey, ApplicationRepository, Page, PageRequest } from '@svc/core';
+import {
+  type ApplicationDocument,
+  applicationFields,
+  fromApplicationDocument,
+  fromApplicationKeyDocuments,
+  toApplicationDocument,
+  toApplicationKeyDocument,
+} from './application-document';
+import { setOrUnset } from './documents';
 import { findPage, NEWEST_FIRST } from './paginate';
 
-/** Applications in MongoDB; `key_hash` has a unique index, so authentication is one index lookup. */
+/** Authentication reads the application without its keys. */
+const WITHOUT_KEYS = { projection: { keys: 0 } } as const;
+
+/**
+ * Applications in MongoDB, each with its keys inside it; `keys.key_hash` has a unique index, so authentication is one
+ * index lookup. Every write is one single-document operation, so each is atomic across processes without a
+ * transaction: the key limit is part of the update's filter.
+ */
 export class MongoApplicationRepository implements ApplicationRepository {
   constructor(private readonly applications: Collection<ApplicationDocument>) {}
 
-  async create(application: Application): Promise<void> {
-    await this.applications.insertOne(toApplicationDocument(application));
+  async create(application: Application, key: ApplicationKey): Promise<void> {
+    await this.applications.insertOne(toApplicationDocument(application, [key]));
   }
 
   async findById(tenantId: string, id: string): Promise<Application | undefined> {
-    const doc = await this.applications.findOne({ _id: id, tenant_id: tenantId });
+    const doc = await this.applications.findOne({ _id: id, tenant_id: tenantId }, WITHOUT_KEYS);
     return doc ? fromApplicationDocument(doc) : undefined;
   }
 
   async findByKeyHash(keyHash: string): Promise<Application | undefined> {
-    const doc = await this.applications.findOne({ key_hash: keyHash });
+    const doc = await this.applications.findOne({ 'keys.key_hash': keyHash }, WITHOUT_KEYS);
     return doc ? fromApplicationDocument(doc) : undefined;
   }
 
@@ -29,10 +44,10 @@ export class MongoApplicationRepository implements ApplicationRepository {
     return findPage(this.applications, query, NEWEST_FIRST, page, fromApplicationDocument);
   }
 
-  /** Replaces the whole document; the tenant in the filter keeps one tenant from overwriting another's. */
+  /** Sets the application's fields, never its keys; the tenant in the filter keeps one tenant from writing another's. */
   async update(application: Application): Promise<boolean> {
-    const doc = toApplicationDocument(application);
-    return (await this.applications.replaceOne({ _id: doc._id, tenant_id: doc.tenant_id }, doc)).matchedCount === 1;
+    const filter = { _id: application.id, tenant_id: application.tenantId };
+    return (await this.applications.updateOne(filter, setOrUnset<ApplicationDocument>(applicationFields(application)))).matchedCount === 1;
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {
@@ -41,5 +56,34 @@ export class MongoApplicationRepository implements ApplicationRepository {
 
   async deleteExpired(now: Date): Promise<number> {
     return (await this.applications.deleteMany({ expires_at: { $exists: true, $lte: now } })).deletedCount;
+  }
+
+  /** The push happens only while the array has no element at index `limit - 1`, i.e. fewer than `limit` keys. */
+  async addKey(key: ApplicationKey, limit: number): Promise<AddKeyOutcome> {
+    const owner = { _id: key.applicationId, tenant_id: key.tenantId };
+    const belowLimit = { ...owner, [`keys.${limit - 1}`]: { $exists: false } } as Filter<ApplicationDocument>;
+    const pushed = await this.applications.updateOne(belowLimit, { $push: { keys: toApplicationKeyDocument(key) } });
+    if (pushed.matchedCount === 1) return 'added';
+    return (await this.applications.countDocuments(owner, { limit: 1 })) === 1 ? 'limit' : 'absent';
+  }
+
+  async listKeys(tenantId: string, applicationId: string): Promise<ApplicationKey[]> {
+    const doc = await this.applications.findOne({ _id: applicationId, tenant_id: tenantId }, { projection: { keys: 1, tenant_id: 1 } });
+    return doc ? fromApplicationKeyDocuments(doc) : [];
+  }
+
+  async findKey(tenantId: string, applicationId: string, keyId: string): Promise<ApplicationKey | undefined> {
+    return (await this.listKeys(tenantId, applicationId)).find((key) => key.id === keyId);
+  }
+
+  async deleteKey(tenantId: string, applicationId: string, keyId: string): Promise<boolean> {
+    const filter = { _id: applicationId, tenant_id: tenantId, 'keys.id': keyId };
+    return (await this.applications.updateOne(filter, { $pull: { keys: { id: keyId } } })).modifiedCount === 1;
+  }
+
+  async replaceKeys(application: Application, key: ApplicationKey): Promise<boolean> {
+    const filter = { _id: application.id, tenant_id: application.tenantId };
+    const update = setOrUnset<ApplicationDocument>({ ...applicationFields(application), keys: [toApplicationKeyDocument(key)] });
+    return (await this.applications.updateOne(filter, update)).matchedCount === 1;
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Binary, MongoClient } from 'mongodb';
 import { aStoredToken, describeStoreContract } from '@svc/core/testing';
+import { hashKey } from '@svc/core';
 import { databaseNameOf, type MongoStore, openMongoStore } from './mongo-store';
 
 const uri = process.env.MONGODB_URI;
@@ -108,6 +109,33 @@ describeWithServer('MongoDB store against a server', () => {
       const grant = { permissions: ['token:read' as const], rules: [], expiresAt: new Date(NOW.getTime() + 3_600_000), authorizedAt: NOW };
       const results = await Promise.all([first, second].map((store) => store.sessions.authorize('t1', 's1', grant)));
       expect(results.filter(Boolean)).toHaveLength(1);
+    });
+  });
+
+  describe('application documents from before several keys per application', () => {
+    it('get their one key moved into keys on open, so the key keeps working, once however many processes start', async () => {
+      const dbName = `svc_test_${randomBytes(8).toString('hex')}`;
+      databases.push(dbName);
+      const client = new MongoClient(uri!);
+      try {
+        const applications = client.db(dbName).collection('applications');
+        await applications.createIndex({ key_hash: 1 }, { name: 'applications_by_key', unique: true });
+        const created = new Date('2026-01-01T00:00:00.000Z');
+        const legacy = (id: string, key: string) => ({
+          _id: id, tenant_id: 't1', name: id, type: 'private', permissions: ['token:read'], rules: [], key_hash: hashKey(key), created_by: 'c1', created_at: created,
+        });
+        await applications.insertMany([legacy('a1', 'key_pvt_one'), legacy('a2', 'key_pvt_two')] as never[]);
+        const [first, second] = await Promise.all([open(dbName), open(dbName)]);
+        expect((await first!.applications.findByKeyHash(hashKey('key_pvt_one')))?.id).toBe('a1');
+        expect((await second!.applications.findByKeyHash(hashKey('key_pvt_two')))?.id).toBe('a2');
+        const keys = await first!.applications.listKeys('t1', 'a1');
+        expect(keys).toEqual([{ id: expect.any(String), tenantId: 't1', applicationId: 'a1', keyHash: hashKey('key_pvt_one'), createdBy: 'c1', createdAt: created }]);
+        expect(await applications.countDocuments({ key_hash: { $exists: true } })).toBe(0);
+        expect((await applications.indexes()).map((i) => i.name)).not.toContain('applications_by_key');
+        await Promise.all([first!.close(), second!.close()]);
+      } finally {
+        await client.close();
+      }
     });
   });
 

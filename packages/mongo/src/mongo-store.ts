@@ -2,6 +2,7 @@ import { type Db, MongoClient } from 'mongodb';
 import type { Store } from '@svc/core';
 import { collectionsOf } from './collections';
 import { ensureIndexes } from './indexes';
+import { migrateApplicationKeys } from './application-keys-migration';
 import { MongoApplicationRepository } from './mongo-application.repository';
 import { MongoDataKeyRepository } from './mongo-data-key.repository';
 import { MongoMemberRepository, MongoSystemRepository, MongoTenantRepository, MongoUserRepository } from './mongo-directory';
@@ -78,6 +79,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
   try {
     await client.connect();
     const db = client.db(options.dbName ?? databaseNameOf(options.uri) ?? 'svc');
+    await migrateApplicationKeys(collectionsOf(db).applications);
     await ensureIndexes(db, { ttl: options.ttlIndexes ?? true });
     return new MongoStore(client, db);
   } catch (error) {

@@ -26,6 +26,51 @@ const PLANNER_STATISTICS = `
 `;
 
 /**
+ * Several keys per application (migration 11): keys move to their own table, each application's one key becoming
+ * its first key there (a new random UUID as its id, the application's creation as its own), and the applications
+ * table is rebuilt without its key column. Deleting an application deletes its keys (a trigger, so a delete by hand
+ * in SQL does too). Deleting or changing a key counts as a change of applications, so remembered key look-ups see a
+ * revocation at once; adding one does not (a key that was not found is never remembered). The count moves once
+ * more at the end: the look-ups a process remembered were read from the table this migration replaced.
+ */
+const APPLICATION_KEYS = `
+  CREATE TABLE application_keys (
+    id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, application_id TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE,
+    created_by TEXT, created_at INTEGER NOT NULL
+  );
+  CREATE INDEX application_keys_by_application ON application_keys (tenant_id, application_id, created_at DESC, id DESC);
+  INSERT INTO application_keys
+    SELECT lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-'
+        || substr('89ab', 1 + abs(random() % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6))),
+      tenant_id, id, key_hash, created_by, created_at
+    FROM applications;
+  CREATE TABLE applications_without_keys (
+    id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
+    permissions TEXT NOT NULL, rules TEXT NOT NULL,
+    created_by TEXT, created_at INTEGER NOT NULL, modified_by TEXT, modified_at INTEGER, expires_at INTEGER
+  );
+  INSERT INTO applications_without_keys
+    SELECT id, tenant_id, name, type, permissions, rules, created_by, created_at, modified_by, modified_at, expires_at
+    FROM applications;
+  DROP TABLE applications;
+  ALTER TABLE applications_without_keys RENAME TO applications;
+  CREATE INDEX applications_by_tenant ON applications (tenant_id, created_at DESC, id DESC);
+  CREATE INDEX applications_by_expiry ON applications (expires_at) WHERE expires_at IS NOT NULL;
+  CREATE TRIGGER applications_updated AFTER UPDATE ON applications
+    BEGIN UPDATE application_changes SET n = n + 1 WHERE id = 1; END;
+  CREATE TRIGGER applications_deleted AFTER DELETE ON applications
+    BEGIN
+      DELETE FROM application_keys WHERE tenant_id = OLD.tenant_id AND application_id = OLD.id;
+      UPDATE application_changes SET n = n + 1 WHERE id = 1;
+    END;
+  CREATE TRIGGER application_keys_updated AFTER UPDATE ON application_keys
+    BEGIN UPDATE application_changes SET n = n + 1 WHERE id = 1; END;
+  CREATE TRIGGER application_keys_deleted AFTER DELETE ON application_keys
+    BEGIN UPDATE application_changes SET n = n + 1 WHERE id = 1; END;
+  UPDATE application_changes SET n = n + 1 WHERE id = 1;
+`;
+
+/**
  * Schema migrations, applied in order on open; `PRAGMA user_version` records how many ran. Never edit a shipped
  * migration: append a new one. Times are stored as epoch milliseconds (INTEGER).
  */
@@ -127,6 +172,7 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE tokens ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
   `,
+  APPLICATION_KEYS,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */
@@ -140,9 +186,10 @@ export const DATA_MIGRATIONS: Readonly<Record<number, (db: Database) => void>> =
   },
 };
 
-export function migrate(db: Database): void {
+/** Brings the schema to `target` (default: the latest); tests stop earlier to build a file as an older svc left it. */
+export function migrate(db: Database, target = MIGRATIONS.length): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  for (let version = current; version < MIGRATIONS.length; version++) {
+  for (let version = current; version < target; version++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[version]!);
       DATA_MIGRATIONS[version + 1]?.(db);

@@ -1,55 +1,14 @@
-import type { Database, Statement } from 'better-sqlite3';
-import type { AccessRule, Application, ApplicationFilter, ApplicationRepository, Page, PageRequest, Permission } from '@svc/core';
-import { date, ms, nul, opt, placeholders, selectPage } from './rows';
-
-interface ApplicationRow {
-  id: string;
-  tenant_id: string;
-  name: string;
-  type: Application['type'];
-  permissions: string;
-  rules: string;
-  key_hash: string;
-  created_by: string | null;
-  created_at: number;
-  modified_by: string | null;
-  modified_at: number | null;
-  expires_at: number | null;
-}
-
-function toApplication(row: ApplicationRow): Application {
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    name: row.name,
-    type: row.type,
-    permissions: JSON.parse(row.permissions) as Permission[],
-    rules: JSON.parse(row.rules) as AccessRule[],
-    keyHash: row.key_hash,
-    createdBy: opt(row.created_by),
-    createdAt: new Date(row.created_at),
-    modifiedBy: opt(row.modified_by),
-    modifiedAt: date(row.modified_at),
-    expiresAt: date(row.expires_at),
-  };
-}
-
-function toRow(app: Application): ApplicationRow {
-  return {
-    id: app.id,
-    tenant_id: app.tenantId,
-    name: app.name,
-    type: app.type,
-    permissions: JSON.stringify(app.permissions),
-    rules: JSON.stringify(app.rules),
-    key_hash: app.keyHash,
-    created_by: nul(app.createdBy),
-    created_at: app.createdAt.getTime(),
-    modified_by: nul(app.modifiedBy),
-    modified_at: ms(app.modifiedAt),
-    expires_at: ms(app.expiresAt),
-  };
-}
+import type { Database, Statement, Transaction } from 'better-sqlite3';
+import type { AddKeyOutcome, Application, ApplicationFilter, ApplicationKey, ApplicationRepository, Page, PageRequest } from '@svc/core';
+import {
+  type ApplicationKeyRow,
+  type ApplicationRow,
+  toApplication,
+  toApplicationKey,
+  toApplicationKeyRow,
+  toApplicationRow,
+} from './application-rows';
+import { placeholders, selectPage } from './rows';
 
 /** Upper bound on remembered keys; the oldest is forgotten first. Only keys that exist are ever remembered. */
 const KEY_CACHE_LIMIT = 10_000;
@@ -64,14 +23,18 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * Applications in SQLite; the key hash is UNIQUE and indexed, so authentication is one index lookup.
+ * Applications in SQLite, their keys in `application_keys`; a key hash is UNIQUE and indexed, so authentication is one
+ * index lookup and a join on the application's primary key.
  *
  * Key look-ups are remembered: every request authenticates, and reading and parsing the application was a tenth of
- * a token request's cost. Triggers count every update and delete of an application, by any connection or process
- * (`application_changes`); each look-up first reads that count, one integer, and forgets everything it remembers
- * when the count moved. So a regenerated, changed or deleted key fails on the next request whoever changed it. The
- * count is read before the row, so a row read during a change is never kept under the count from after it. A key
- * that was not found is never remembered (a new application needs no invalidation).
+ * a token request's cost. Triggers count every update and delete of an application and of a key, by any connection
+ * or process (`application_changes`); each look-up first reads that count, one integer, and forgets everything it
+ * remembers when the count moved. So a revoked, regenerated, changed or deleted key fails on the next request
+ * whoever changed it. The count is read before the row, so a row read during a change is never kept under the count
+ * from after it. A key that was not found is never remembered (a new application or key needs no invalidation).
+ *
+ * Writes that read first (the key limit, regenerate) run in IMMEDIATE transactions: they hold the file's write lock
+ * from their first read, so another process cannot slip a write between the read and the write.
  */
 export class SqliteApplicationRepository implements ApplicationRepository {
   private readonly keys = new Map<string, Application>();
@@ -83,22 +46,58 @@ export class SqliteApplicationRepository implements ApplicationRepository {
   private readonly replace: Statement;
   private readonly remove: Statement;
   private readonly expired: Statement;
+  private readonly insertKey: Statement;
+  private readonly countKeys: Statement;
+  private readonly keysOf: Statement;
+  private readonly keyById: Statement;
+  private readonly removeKey: Statement;
+  private readonly removeKeys: Statement;
+  private readonly createWithKey: Transaction<(application: Application, key: ApplicationKey) => void>;
+  private readonly addKeyBelow: Transaction<(key: ApplicationKey, limit: number) => AddKeyOutcome>;
+  private readonly replaceAll: Transaction<(application: Application, key: ApplicationKey) => boolean>;
 
   constructor(private readonly db: Database) {
     this.changes = db.prepare('SELECT n FROM application_changes WHERE id = 1').pluck();
-    this.insert = db.prepare(`INSERT INTO applications VALUES (@id, @tenant_id, @name, @type, @permissions, @rules,
-      @key_hash, @created_by, @created_at, @modified_by, @modified_at, @expires_at)`);
+    this.insert = db.prepare(`INSERT INTO applications (id, tenant_id, name, type, permissions, rules, created_by,
+      created_at, modified_by, modified_at, expires_at) VALUES (@id, @tenant_id, @name, @type, @permissions, @rules,
+      @created_by, @created_at, @modified_by, @modified_at, @expires_at)`);
     this.byId = db.prepare('SELECT * FROM applications WHERE tenant_id = ? AND id = ?');
-    this.byKey = db.prepare('SELECT * FROM applications WHERE key_hash = ?');
+    this.byKey = db.prepare(`SELECT a.* FROM application_keys k
+      JOIN applications a ON a.tenant_id = k.tenant_id AND a.id = k.application_id WHERE k.key_hash = ?`);
     this.replace = db.prepare(`UPDATE applications SET name = @name, permissions = @permissions, rules = @rules,
-      key_hash = @key_hash, modified_by = @modified_by, modified_at = @modified_at, expires_at = @expires_at
+      modified_by = @modified_by, modified_at = @modified_at, expires_at = @expires_at
       WHERE tenant_id = @tenant_id AND id = @id`);
+    // The trigger applications_deleted deletes the application's keys with it.
     this.remove = db.prepare('DELETE FROM applications WHERE tenant_id = ? AND id = ?');
     this.expired = db.prepare('DELETE FROM applications WHERE expires_at IS NOT NULL AND expires_at <= ?');
+    this.insertKey = db.prepare(`INSERT INTO application_keys (id, tenant_id, application_id, key_hash, created_by,
+      created_at) VALUES (@id, @tenant_id, @application_id, @key_hash, @created_by, @created_at)`);
+    this.countKeys = db.prepare('SELECT COUNT(*) FROM application_keys WHERE tenant_id = ? AND application_id = ?').pluck();
+    this.keysOf = db.prepare(`SELECT * FROM application_keys WHERE tenant_id = ? AND application_id = ?
+      ORDER BY created_at DESC, id DESC`);
+    this.keyById = db.prepare('SELECT * FROM application_keys WHERE tenant_id = ? AND application_id = ? AND id = ?');
+    this.removeKey = db.prepare('DELETE FROM application_keys WHERE tenant_id = ? AND application_id = ? AND id = ?');
+    this.removeKeys = db.prepare('DELETE FROM application_keys WHERE tenant_id = ? AND application_id = ?');
+    this.createWithKey = db.transaction((application: Application, key: ApplicationKey) => {
+      this.insert.run(toApplicationRow(application));
+      this.insertKey.run(toApplicationKeyRow(key));
+    });
+    this.addKeyBelow = db.transaction((key: ApplicationKey, limit: number): AddKeyOutcome => {
+      if (!this.byId.get(key.tenantId, key.applicationId)) return 'absent';
+      if ((this.countKeys.get(key.tenantId, key.applicationId) as number) >= limit) return 'limit';
+      this.insertKey.run(toApplicationKeyRow(key));
+      return 'added';
+    });
+    this.replaceAll = db.transaction((application: Application, key: ApplicationKey): boolean => {
+      if (this.replace.run(toApplicationRow(application)).changes !== 1) return false;
+      this.removeKeys.run(application.tenantId, application.id);
+      this.insertKey.run(toApplicationKeyRow(key));
+      return true;
+    });
   }
 
-  async create(application: Application): Promise<void> {
-    this.insert.run(toRow(application));
+  async create(application: Application, key: ApplicationKey): Promise<void> {
+    this.createWithKey.immediate(application, key);
   }
 
   async findById(tenantId: string, id: string): Promise<Application | undefined> {
@@ -137,11 +136,11 @@ export class SqliteApplicationRepository implements ApplicationRepository {
       where += ' AND (expires_at IS NULL OR expires_at > ?)';
       params.push(filter.liveAt.getTime());
     }
-    return selectPage<ApplicationRow, ReturnType<typeof toApplication>>(this.db, 'applications', where, params, page, toApplication);
+    return selectPage<ApplicationRow, Application>(this.db, 'applications', where, params, page, toApplication);
   }
 
   async update(application: Application): Promise<boolean> {
-    return this.replace.run(toRow(application)).changes === 1;
+    return this.replace.run(toApplicationRow(application)).changes === 1;
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {
@@ -150,5 +149,26 @@ export class SqliteApplicationRepository implements ApplicationRepository {
 
   async deleteExpired(now: Date): Promise<number> {
     return this.expired.run(now.getTime()).changes;
+  }
+
+  async addKey(key: ApplicationKey, limit: number): Promise<AddKeyOutcome> {
+    return this.addKeyBelow.immediate(key, limit);
+  }
+
+  async listKeys(tenantId: string, applicationId: string): Promise<ApplicationKey[]> {
+    return (this.keysOf.all(tenantId, applicationId) as ApplicationKeyRow[]).map(toApplicationKey);
+  }
+
+  async findKey(tenantId: string, applicationId: string, keyId: string): Promise<ApplicationKey | undefined> {
+    const row = this.keyById.get(tenantId, applicationId, keyId) as ApplicationKeyRow | undefined;
+    return row && toApplicationKey(row);
+  }
+
+  async deleteKey(tenantId: string, applicationId: string, keyId: string): Promise<boolean> {
+    return this.removeKey.run(tenantId, applicationId, keyId).changes === 1;
+  }
+
+  async replaceKeys(application: Application, key: ApplicationKey): Promise<boolean> {
+    return this.replaceAll.immediate(application, key);
   }
 }

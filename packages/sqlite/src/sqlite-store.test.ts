@@ -1,8 +1,10 @@
 import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashKey } from '@svc/core';
-import { anApplication, describeSearchContract, describeStoreContract, describeTokenKeysetContract } from '@svc/core/testing';
+import { hashKey, isUuid, type Permission } from '@svc/core';
+import { aKeyOf, anApplication, describeSearchContract, describeStoreContract, describeTokenKeysetContract } from '@svc/core/testing';
+import { openConnection } from './connection';
+import { migrate } from './schema';
 import { openSqliteStore } from './sqlite-store';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-'));
@@ -66,27 +68,39 @@ describe('remembered API keys and the exclusive claim', () => {
     await next.close();
   });
 
+  /** An application of tenant t1 and its key, built but not stored. */
+  function keyed(plaintext: string, permissions: Permission[] = ['token:read']) {
+    const application = anApplication().inTenant('t1').withPermissions(...permissions).build();
+    return { application, key: aKeyOf(application).withKey(plaintext).build() };
+  }
+
   it('answers a key lookup from memory, frozen, and never remembers a key that was not found', async () => {
     const store = await opened('remember');
-    const application = anApplication().inTenant('t1').withKey('key_a').withPermissions('token:read').build();
-    const { keyHash } = application;
-    expect(await store.applications.findByKeyHash(keyHash)).toBeUndefined();
-    await store.applications.create(application);
-    const first = await store.applications.findByKeyHash(keyHash);
+    const { application, key } = keyed('key_a');
+    expect(await store.applications.findByKeyHash(key.keyHash)).toBeUndefined();
+    await store.applications.create(application, key);
+    const first = await store.applications.findByKeyHash(key.keyHash);
     expect(first?.id).toBe(application.id);
-    expect(await store.applications.findByKeyHash(keyHash)).toBe(first);
+    expect(await store.applications.findByKeyHash(key.keyHash)).toBe(first);
     expect(Object.isFrozen(first) && Object.isFrozen(first!.permissions)).toBe(true);
     await store.close();
   });
 
-  it('forgets remembered keys on every change, so a regenerated, changed, deleted or expired key is seen at once', async () => {
+  it('forgets remembered keys on every change, so a revoked, regenerated, changed, deleted or expired key is seen at once', async () => {
     const store = await opened('forget');
-    const application = anApplication().inTenant('t1').withKey('key_old').withPermissions('token:read').build();
-    await store.applications.create(application);
+    const { application, key } = keyed('key_old');
+    await store.applications.create(application, key);
+    const spare = aKeyOf(application).withKey('key_spare').build();
+    await store.applications.addKey(spare, 10);
     await store.applications.findByKeyHash(hashKey('key_old'));
+    await store.applications.findByKeyHash(hashKey('key_spare'));
 
-    const regenerated = { ...application, keyHash: hashKey('key_new'), permissions: ['token:create' as const] };
-    await store.applications.update(regenerated);
+    await store.applications.deleteKey('t1', application.id, spare.id);
+    expect(await store.applications.findByKeyHash(hashKey('key_spare'))).toBeUndefined();
+    expect((await store.applications.findByKeyHash(hashKey('key_old')))?.id).toBe(application.id);
+
+    const regenerated = { ...application, permissions: ['token:create' as const] };
+    await store.applications.replaceKeys(regenerated, aKeyOf(application).withKey('key_new').build());
     expect(await store.applications.findByKeyHash(hashKey('key_old'))).toBeUndefined();
     expect((await store.applications.findByKeyHash(hashKey('key_new')))?.permissions).toEqual(['token:create']);
 
@@ -95,46 +109,102 @@ describe('remembered API keys and the exclusive claim', () => {
     await store.applications.deleteExpired(new Date('2026-01-03T00:00:00.000Z'));
     expect(await store.applications.findByKeyHash(hashKey('key_new'))).toBeUndefined();
 
-    const other = anApplication().inTenant('t1').withKey('key_other').build();
-    await store.applications.create(other);
-    await store.applications.findByKeyHash(other.keyHash);
-    await store.applications.delete('t1', other.id);
-    expect(await store.applications.findByKeyHash(other.keyHash)).toBeUndefined();
+    const other = keyed('key_other');
+    await store.applications.create(other.application, other.key);
+    await store.applications.findByKeyHash(other.key.keyHash);
+    await store.applications.delete('t1', other.application.id);
+    expect(await store.applications.findByKeyHash(other.key.keyHash)).toBeUndefined();
     await store.close();
   });
 
   it('sees a change made by another connection or process at once, even by hand in SQL', async () => {
     const server = await opened('elsewhere');
-    const application = anApplication().inTenant('t1').withKey('key_x').withPermissions('token:read').build();
-    await server.applications.create(application);
-    expect((await server.applications.findByKeyHash(application.keyHash))?.permissions).toEqual(['token:read']);
+    const { application, key } = keyed('key_x');
+    await server.applications.create(application, key);
+    const spare = aKeyOf(application).withKey('key_x2').build();
+    await server.applications.addKey(spare, 10);
+    expect((await server.applications.findByKeyHash(key.keyHash))?.permissions).toEqual(['token:read']);
+    expect((await server.applications.findByKeyHash(spare.keyHash))?.id).toBe(application.id);
 
     const other = openSqliteStore({ file: join(dir, 'elsewhere.db') });
     other.db.prepare('UPDATE applications SET permissions = ? WHERE id = ?').run('["token:create"]', application.id);
-    expect((await server.applications.findByKeyHash(application.keyHash))?.permissions).toEqual(['token:create']);
+    expect((await server.applications.findByKeyHash(key.keyHash))?.permissions).toEqual(['token:create']);
+    await other.applications.deleteKey('t1', application.id, spare.id);
+    expect(await server.applications.findByKeyHash(spare.keyHash)).toBeUndefined();
+    expect((await server.applications.findByKeyHash(key.keyHash))?.id).toBe(application.id);
+    other.db.prepare('DELETE FROM application_keys WHERE id = ?').run(key.id);
+    expect(await server.applications.findByKeyHash(key.keyHash)).toBeUndefined();
+    await other.applications.addKey(key, 10);
+    expect((await server.applications.findByKeyHash(key.keyHash))?.id).toBe(application.id);
     await other.applications.delete('t1', application.id);
-    expect(await server.applications.findByKeyHash(application.keyHash)).toBeUndefined();
-    // Adding an application elsewhere is no change to a remembered one: nothing is forgotten for it.
-    const added = anApplication().inTenant('t1').withKey('key_y').build();
-    await server.applications.create(anApplication().inTenant('t1').withKey('key_z').build());
+    expect(await server.applications.findByKeyHash(key.keyHash)).toBeUndefined();
+    // Adding an application or a key elsewhere is no change to a remembered one: nothing is forgotten for it.
+    const kept = keyed('key_z');
+    await server.applications.create(kept.application, kept.key);
     const remembered = await server.applications.findByKeyHash(hashKey('key_z'));
-    await other.applications.create(added);
+    const added = keyed('key_y');
+    await other.applications.create(added.application, added.key);
+    await other.applications.addKey(aKeyOf(kept.application).withKey('key_z2').build(), 10);
     expect(await server.applications.findByKeyHash(hashKey('key_z'))).toBe(remembered);
-    expect((await server.applications.findByKeyHash(added.keyHash))?.id).toBe(added.id);
+    expect((await server.applications.findByKeyHash(added.key.keyHash))?.id).toBe(added.application.id);
+    expect((await server.applications.findByKeyHash(hashKey('key_z2')))?.id).toBe(kept.application.id);
     await other.close();
     await server.close();
   });
 
   it('remembers at most 10,000 keys, forgetting the oldest first', async () => {
     const store = await opened('bounded', false);
-    const apps = Array.from({ length: 10_001 }, (_, i) => anApplication().inTenant('t1').with({ id: `a${i}` }).withKey(`key_${i}`).build());
-    const insert = store.db.transaction(() => apps.forEach((app) => void store.applications.create(app)));
+    const apps = Array.from({ length: 10_001 }, (_, i) => anApplication().inTenant('t1').with({ id: `a${i}` }).build());
+    const appKeys = apps.map((app, i) => aKeyOf(app).withKey(`key_${i}`).build());
+    const insert = store.db.transaction(() => apps.forEach((app, i) => void store.applications.create(app, appKeys[i]!)));
     insert();
-    for (const app of apps) await store.applications.findByKeyHash(app.keyHash);
+    for (const key of appKeys) await store.applications.findByKeyHash(key.keyHash);
     const keys = (store.applications as unknown as { keys: Map<string, unknown> }).keys;
     expect(keys.size).toBe(10_000);
-    expect(keys.has(apps[0]!.keyHash)).toBe(false);
-    expect(keys.has(apps[10_000]!.keyHash)).toBe(true);
+    expect(keys.has(appKeys[0]!.keyHash)).toBe(false);
+    expect(keys.has(appKeys[10_000]!.keyHash)).toBe(true);
+    await store.close();
+  });
+});
+
+describe('migration 11: several keys per application', () => {
+  it("moves each application's one key into application_keys, so keys issued before keep working", async () => {
+    const file = join(dir, 'before-keys.db');
+    const old = openConnection(file);
+    migrate(old, 10);
+    const insert = old.prepare('INSERT INTO applications VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const created = Date.parse('2026-01-01T00:00:00.000Z');
+    insert.run('a1', 't1', 'Backend', 'private', '["token:read"]', '[]', hashKey('key_pvt_legacy1'), 'creator', created, null, null, null);
+    insert.run('a2', 't1', 'Admin', 'management', '["application:read"]', '[]', hashKey('key_mgt_legacy2'), null, created + 1, 'm', created + 2, null);
+    const countBefore = old.prepare('SELECT n FROM application_changes').pluck().get() as number;
+    old.close();
+
+    const store = openSqliteStore({ file });
+    expect(store.db.pragma('user_version', { simple: true })).toBeGreaterThanOrEqual(11);
+    expect(await store.applications.findByKeyHash(hashKey('key_pvt_legacy1'))).toEqual({
+      id: 'a1',
+      tenantId: 't1',
+      name: 'Backend',
+      type: 'private',
+      permissions: ['token:read'],
+      rules: [],
+      createdBy: 'creator',
+      createdAt: new Date(created),
+    });
+    expect((await store.applications.findByKeyHash(hashKey('key_mgt_legacy2')))?.modifiedBy).toBe('m');
+    const [first] = await store.applications.listKeys('t1', 'a1');
+    expect(first).toEqual({ id: expect.any(String), tenantId: 't1', applicationId: 'a1', keyHash: hashKey('key_pvt_legacy1'), createdBy: 'creator', createdAt: new Date(created) });
+    const [second] = await store.applications.listKeys('t1', 'a2');
+    expect(isUuid(first!.id) && isUuid(second!.id) && first!.id !== second!.id).toBe(true);
+    expect((store.db.pragma('table_info(applications)') as Array<{ name: string }>).map((c) => c.name)).not.toContain('key_hash');
+    expect(store.db.prepare('SELECT n FROM application_changes').pluck().get()).toBeGreaterThan(countBefore);
+
+    // The rebuilt table keeps its indexes and triggers: a change is counted, a delete takes the keys with it.
+    const names = store.db.prepare("SELECT name FROM sqlite_schema WHERE tbl_name = 'applications' AND type IN ('index', 'trigger')").pluck().all();
+    expect(names).toEqual(expect.arrayContaining(['applications_by_tenant', 'applications_by_expiry', 'applications_updated', 'applications_deleted']));
+    await store.applications.delete('t1', 'a1');
+    expect(await store.applications.findByKeyHash(hashKey('key_pvt_legacy1'))).toBeUndefined();
+    expect(store.db.prepare('SELECT COUNT(*) FROM application_keys WHERE application_id = ?').pluck().get('a1')).toBe(0);
     await store.close();
   });
 });

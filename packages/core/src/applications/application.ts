@@ -2,8 +2,8 @@ import type { AccessRule } from '../access/access-rule';
 import type { ApplicationType, Permission } from '../access/permissions';
 
 /**
- * An API-key holder. The key itself is never stored: only `keyHash` (SHA-256). `expiresAt`, when set, is the
- * instant the key stops working; the sweeper deletes the application after it.
+ * An API-key holder. Its keys are `ApplicationKey`s, stored beside it (several, each revocable alone).
+ * `expiresAt`, when set, is the instant every key of it stops working; the sweeper deletes the application after it.
  */
 export interface Application {
   readonly id: string;
@@ -12,7 +12,6 @@ export interface Application {
   readonly type: ApplicationType;
   readonly permissions: readonly Permission[];
   readonly rules: readonly AccessRule[];
-  readonly keyHash: string;
   readonly createdBy?: string | undefined;
   readonly createdAt: Date;
   readonly modifiedBy?: string | undefined;
@@ -20,7 +19,7 @@ export interface Application {
   readonly expiresAt?: Date | undefined;
 }
 
-/** An application together with its plaintext key: only create and regenerate ever produce one. */
+/** An application together with a plaintext key of it: only create and regenerate ever produce one. */
 export interface ApplicationWithKey {
   readonly application: Application;
   readonly key: string;

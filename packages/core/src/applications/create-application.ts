@@ -6,9 +6,9 @@ import { ValidationError } from '../shared/errors';
 import { isApplicationType } from '../access/permissions';
 import type { RuleInput } from '../access/rule-validation';
 import type { Actor } from '../auth/actor';
-import { generateKey, hashKey, KEY_KIND_BY_TYPE } from '../auth/api-key';
 import { requirePermission } from '../auth/authorize';
 import type { Application, ApplicationWithKey } from './application';
+import { issueApplicationKey } from './application-key';
 import { validateApplicationInput } from './application-input';
 import type { ApplicationRepository } from './application.repository';
 import type { SessionRepository } from '../sessions/session';
@@ -54,7 +54,6 @@ export class CreateApplication {
     const now = this.deps.clock.now();
     const valid = validateApplicationInput(input.type, input);
     const expiresAt = input.expiresAt ? futureDate('expires_at', input.expiresAt, now) : undefined;
-    const key = presetKey ? { plaintext: presetKey, hash: hashKey(presetKey) } : generateKey(KEY_KIND_BY_TYPE[input.type], this.deps.random);
     const application: Application = {
       id: this.deps.ids.next(),
       tenantId,
@@ -62,12 +61,12 @@ export class CreateApplication {
       type: input.type,
       permissions: valid.permissions,
       rules: valid.rules,
-      keyHash: key.hash,
       createdBy,
       createdAt: now,
       expiresAt,
     };
-    await this.deps.applications.create(application);
-    return { application, key: key.plaintext };
+    const issued = issueApplicationKey(this.deps, application, createdBy, presetKey);
+    await this.deps.applications.create(application, issued.key);
+    return { application, key: issued.plaintext };
   }
 }

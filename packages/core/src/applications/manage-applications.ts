@@ -1,31 +1,22 @@
-import { NotFoundError } from '../shared/errors';
 import type { Page } from '../shared/pagination';
 import { pageRequest } from '../shared/pagination';
 import { isApplicationType } from '../access/permissions';
 import type { RuleInput } from '../access/rule-validation';
 import type { Actor } from '../auth/actor';
-import { generateKey, KEY_KIND_BY_TYPE } from '../auth/api-key';
 import { requirePermission } from '../auth/authorize';
-import { type Application, type ApplicationWithKey, isApplicationExpired } from './application';
+import type { Application, ApplicationWithKey } from './application';
 import { validateApplicationInput } from './application-input';
+import { issueApplicationKey } from './application-key';
+import { applicationNotFound as notFound, loadApplication } from './load-application';
 import type { ApplicationDeps } from './create-application';
 import { ValidationError } from '../shared/errors';
-
-const notFound = (): NotFoundError => new NotFoundError('application');
-
-/** Loads a live application of the caller's tenant; absent, expired and foreign ones are all "not found". */
-async function load(deps: ApplicationDeps, actor: Actor, id: string): Promise<Application> {
-  const application = await deps.applications.findById(actor.tenantId, id);
-  if (!application || isApplicationExpired(application, deps.clock.now())) throw notFound();
-  return application;
-}
 
 export class GetApplication {
   constructor(private readonly deps: ApplicationDeps) {}
 
   async execute(actor: Actor, id: string): Promise<Application> {
     requirePermission(actor, 'application:read');
-    return load(this.deps, actor, id);
+    return loadApplication(this.deps, actor, id);
   }
 }
 
@@ -35,7 +26,7 @@ export class GetApplicationByKey {
 
   async execute(actor: Actor): Promise<Application> {
     requirePermission(actor, 'application:read');
-    return load(this.deps, actor, actor.applicationId);
+    return loadApplication(this.deps, actor, actor.applicationId);
   }
 }
 
@@ -74,7 +65,7 @@ export class UpdateApplication {
 
   async execute(actor: Actor, id: string, input: UpdateApplicationInput): Promise<Application> {
     requirePermission(actor, 'application:update');
-    const current = await load(this.deps, actor, id);
+    const current = await loadApplication(this.deps, actor, id);
     const valid = validateApplicationInput(current.type, input);
     const updated: Application = {
       ...current,
@@ -87,22 +78,21 @@ export class UpdateApplication {
   }
 }
 
-/** Issues a new key; the old one stops working at once. */
+/** Issues a new key that replaces every key of the application: all the others stop working at once. */
 export class RegenerateApplicationKey {
   constructor(private readonly deps: ApplicationDeps) {}
 
   async execute(actor: Actor, id: string): Promise<ApplicationWithKey> {
     requirePermission(actor, 'application:update');
-    const current = await load(this.deps, actor, id);
-    const key = generateKey(KEY_KIND_BY_TYPE[current.type], this.deps.random);
+    const current = await loadApplication(this.deps, actor, id);
     const updated: Application = {
       ...current,
-      keyHash: key.hash,
       modifiedBy: actor.applicationId,
       modifiedAt: this.deps.clock.now(),
     };
-    if (!(await this.deps.applications.update(updated))) throw notFound();
-    return { application: updated, key: key.plaintext };
+    const issued = issueApplicationKey(this.deps, updated, actor.applicationId);
+    if (!(await this.deps.applications.replaceKeys(updated, issued.key))) throw notFound();
+    return { application: updated, key: issued.plaintext };
   }
 }
 
@@ -111,7 +101,7 @@ export class DeleteApplication {
 
   async execute(actor: Actor, id: string): Promise<void> {
     requirePermission(actor, 'application:delete');
-    await load(this.deps, actor, id);
+    await loadApplication(this.deps, actor, id);
     if (!(await this.deps.applications.delete(actor.tenantId, id))) throw notFound();
     // A deleted public application takes its sessions with it.
     await this.deps.sessions?.deleteByApplication(actor.tenantId, id);

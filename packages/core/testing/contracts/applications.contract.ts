@@ -1,5 +1,5 @@
 import type { Store } from '../../src/shared/store';
-import { anApplication } from '../builders';
+import { aKeyOf, anApplication } from '../builders';
 import { useStore } from './use-store';
 
 const T1 = '11111111-0000-4000-8000-000000000001';
@@ -20,14 +20,16 @@ export function describeApplicationContract(open: () => Promise<Store>): void {
         .expiringAt('2027-01-01T00:00:00.000Z')
         .with({ createdBy: 'c1', modifiedBy: 'm1', modifiedAt: new Date('2026-01-02T00:00:00.000Z') })
         .build();
-      await store().applications.create(app);
+      const key = aKeyOf(app).with({ createdBy: 'c1' }).build();
+      await store().applications.create(app, key);
       expect(await store().applications.findById(T1, app.id)).toEqual(app);
-      expect(await store().applications.findByKeyHash(app.keyHash)).toEqual(app);
+      expect(await store().applications.findByKeyHash(key.keyHash)).toEqual(app);
+      expect(await store().applications.listKeys(T1, app.id)).toEqual([key]);
     });
 
     it('leaves optional fields undefined', async () => {
       const app = anApplication().inTenant(T1).build();
-      await store().applications.create(app);
+      await store().applications.create(app, aKeyOf(app).build());
       const found = await store().applications.findById(T1, app.id);
       expect(found).toEqual(app);
       expect(found?.expiresAt).toBeUndefined();
@@ -36,7 +38,7 @@ export function describeApplicationContract(open: () => Promise<Store>): void {
 
     it('hides an application from another tenant', async () => {
       const app = anApplication().inTenant(T1).build();
-      await store().applications.create(app);
+      await store().applications.create(app, aKeyOf(app).build());
       expect(await store().applications.findById(T2, app.id)).toBeUndefined();
       expect((await store().applications.list(T2, {}, { page: 1, size: 20 })).total).toBe(0);
       expect(await store().applications.update({ ...app, tenantId: T2, name: 'stolen' })).toBe(false);
@@ -51,7 +53,7 @@ export function describeApplicationContract(open: () => Promise<Store>): void {
         anApplication().inTenant(T1).ofType('private').createdAt('2026-01-03T00:00:00.000Z').build(),
         anApplication().inTenant(T2).ofType('private').createdAt('2026-01-04T00:00:00.000Z').build(),
       ];
-      for (const app of apps) await store().applications.create(app);
+      for (const app of apps) await store().applications.create(app, aKeyOf(app).build());
       const all = await store().applications.list(T1, {}, { page: 1, size: 2 });
       expect(all.total).toBe(3);
       expect(all.items.map((a) => a.id)).toEqual([apps[2]!.id, apps[1]!.id]);
@@ -65,33 +67,36 @@ export function describeApplicationContract(open: () => Promise<Store>): void {
     it('orders applications created in the same instant by id', async () => {
       const a = anApplication().inTenant(T1).with({ id: 'bbbbbbbb-0000-4000-8000-000000000002' }).build();
       const b = anApplication().inTenant(T1).with({ id: 'bbbbbbbb-0000-4000-8000-000000000001' }).build();
-      await store().applications.create(a);
-      await store().applications.create(b);
+      await store().applications.create(a, aKeyOf(a).build());
+      await store().applications.create(b, aKeyOf(b).build());
       const page = await store().applications.list(T1, {}, { page: 1, size: 20 });
       expect(page.items.map((x) => x.id)).toEqual([a.id, b.id]);
     });
 
-    it('updates an application, replacing its key hash', async () => {
+    it('updates an application, keeping its keys', async () => {
       const app = anApplication().inTenant(T1).build();
-      await store().applications.create(app);
-      const updated = { ...app, name: 'Renamed', keyHash: 'f'.repeat(64) };
+      const key = aKeyOf(app).build();
+      await store().applications.create(app, key);
+      const updated = { ...app, name: 'Renamed', permissions: ['token:read' as const], modifiedAt: new Date('2026-02-01T00:00:00.000Z') };
       expect(await store().applications.update(updated)).toBe(true);
-      expect(await store().applications.findByKeyHash(app.keyHash)).toBeUndefined();
-      expect(await store().applications.findByKeyHash(updated.keyHash)).toEqual(updated);
+      expect(await store().applications.findByKeyHash(key.keyHash)).toEqual(updated);
+      expect(await store().applications.listKeys(T1, app.id)).toEqual([key]);
     });
 
     it('deletes an application and its key', async () => {
       const app = anApplication().inTenant(T1).build();
-      await store().applications.create(app);
+      const key = aKeyOf(app).build();
+      await store().applications.create(app, key);
       expect(await store().applications.delete(T1, app.id)).toBe(true);
-      expect(await store().applications.findByKeyHash(app.keyHash)).toBeUndefined();
+      expect(await store().applications.findByKeyHash(key.keyHash)).toBeUndefined();
+      expect(await store().applications.listKeys(T1, app.id)).toEqual([]);
     });
 
     it('leaves expired applications out of a live list', async () => {
       const expired = anApplication().inTenant(T1).expiringAt('2026-01-01T00:00:00.000Z').build();
       const live = anApplication().inTenant(T1).expiringAt('2026-06-01T00:00:00.000Z').build();
       const forever = anApplication().inTenant(T1).build();
-      for (const app of [expired, live, forever]) await store().applications.create(app);
+      for (const app of [expired, live, forever]) await store().applications.create(app, aKeyOf(app).build());
       const page = await store().applications.list(T1, { liveAt: new Date('2026-01-01T00:00:00.000Z') }, { page: 1, size: 20 });
       expect(page.items.map((a) => a.id).sort()).toEqual([live.id, forever.id].sort());
       expect(page.total).toBe(2);
@@ -101,7 +106,7 @@ export function describeApplicationContract(open: () => Promise<Store>): void {
       const expired = anApplication().inTenant(T1).expiringAt('2026-01-01T00:00:00.000Z').build();
       const live = anApplication().inTenant(T2).expiringAt('2026-06-01T00:00:00.000Z').build();
       const forever = anApplication().inTenant(T1).build();
-      for (const app of [expired, live, forever]) await store().applications.create(app);
+      for (const app of [expired, live, forever]) await store().applications.create(app, aKeyOf(app).build());
       expect(await store().applications.deleteExpired(new Date('2026-01-01T00:00:00.000Z'))).toBe(1);
       expect(await store().applications.findById(T1, expired.id)).toBeUndefined();
       expect(await store().applications.findById(T2, live.id)).toBeDefined();

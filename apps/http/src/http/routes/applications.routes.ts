@@ -3,6 +3,7 @@ import { isUuid, NotFoundError, ValidationError } from '@svc/core';
 import type { ApplicationUseCases } from '../../container';
 import { actorOf, requires } from '../authenticate';
 import { presentApplication } from '../presenters/application.presenter';
+import { presentApplicationKey } from '../presenters/application-key.presenter';
 import { presentPage } from '../presenters/pagination';
 import {
   createApplicationSchema,
@@ -16,6 +17,12 @@ import { validate } from '../validate';
 /** Path ids that are not UUIDs can name no application: answer as absent. */
 function applicationId(raw: string | string[] | undefined): string {
   if (typeof raw !== 'string' || !isUuid(raw)) throw new NotFoundError('application');
+  return raw.toLowerCase();
+}
+
+/** Likewise for a key id. */
+function keyId(raw: string | string[] | undefined): string {
+  if (typeof raw !== 'string' || !isUuid(raw)) throw new NotFoundError('application key');
   return raw.toLowerCase();
 }
 
@@ -68,6 +75,32 @@ export function applicationRoutes(router: IRouter, auth: RequestHandler, useCase
 
   router.delete('/applications/:id', auth, async (req, res) => {
     await useCases.remove.execute(actorOf(res), applicationId(req.params.id));
+    res.status(204).end();
+  });
+
+  applicationKeyRoutes(router, auth, useCases, json);
+}
+
+/** Several keys per application (beyond.md §3): add one, list and read them without their values, revoke one. */
+function applicationKeyRoutes(router: IRouter, auth: RequestHandler, useCases: ApplicationUseCases, json: RequestHandler): void {
+  router.post('/applications/:id/keys', auth, requires('application:update'), json, async (req, res) => {
+    validate(emptyBody, req.body);
+    const { key, plaintext } = await useCases.createKey.execute(actorOf(res), applicationId(req.params.id));
+    sendJson(res, 201, presentApplicationKey(key, plaintext));
+  });
+
+  router.get('/applications/:id/keys', auth, requires('application:read'), async (req, res) => {
+    const keys = await useCases.listKeys.execute(actorOf(res), applicationId(req.params.id));
+    sendJson(res, 200, keys.map((key) => presentApplicationKey(key)));
+  });
+
+  router.get('/applications/:id/keys/:key_id', auth, requires('application:read'), async (req, res) => {
+    const key = await useCases.getKey.execute(actorOf(res), applicationId(req.params.id), keyId(req.params.key_id));
+    sendJson(res, 200, presentApplicationKey(key));
+  });
+
+  router.delete('/applications/:id/keys/:key_id', auth, requires('application:update'), async (req, res) => {
+    await useCases.deleteKey.execute(actorOf(res), applicationId(req.params.id), keyId(req.params.key_id));
     res.status(204).end();
   });
 }
