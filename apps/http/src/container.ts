@@ -18,6 +18,11 @@ import {
   ResendInvitation,
   CreateSession,
   CreateToken,
+  CreateTokenIntent,
+  DeleteTokenIntent,
+  GetTokenIntent,
+  TokenIntentClaims,
+  type TokenIntentDeps,
   DeleteToken,
   ExpressionEngine,
   GetToken,
@@ -84,6 +89,14 @@ export interface TokenUseCases {
   readonly list: ListTokens;
   readonly listByCursor: ListTokensByCursor;
   readonly searchByCursor: SearchTokensByCursor;
+}
+
+export interface TokenIntentUseCases {
+  readonly create: CreateTokenIntent;
+  readonly get: GetTokenIntent;
+  readonly remove: DeleteTokenIntent;
+  /** Token creates that name an intent (POST /tokens, POST /tokenize) claim it here. */
+  readonly claims: TokenIntentClaims;
 }
 
 /** Ports that tests (and embedders) may replace: a fixed clock, predictable ids, an in-memory store. */
@@ -206,7 +219,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       policy: { cvcRetentionMs: config.cvcRetentionMs },
     };
     return {
-      create: new CreateToken(deps),
+      create: new CreateToken(deps, d.resolve<TokenIntentUseCases>(TOKENS.TokenIntentUseCases).claims),
       get: new GetToken(deps),
       update: new UpdateToken(deps),
       remove: new DeleteToken(deps),
@@ -214,6 +227,22 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       list: new ListTokens(deps),
       listByCursor: new ListTokensByCursor(deps),
       searchByCursor: new SearchTokensByCursor(deps),
+    };
+  }));
+  c.register(TOKENS.TokenIntentUseCases, single<TokenIntentUseCases>((d) => {
+    const deps: TokenIntentDeps = {
+      intents: d.resolve<Store>(TOKENS.Store).tokenIntents,
+      keyring: d.resolve<Keyring>(TOKENS.Keyring),
+      expressions: d.resolve<ExpressionEngine>(TOKENS.Expressions),
+      clock: d.resolve<Clock>(TOKENS.Clock),
+      ids: d.resolve<IdGenerator>(TOKENS.Ids),
+      lifetimeMs: config.tokenIntentTtlMs,
+    };
+    return {
+      create: new CreateTokenIntent(deps),
+      get: new GetTokenIntent(deps),
+      remove: new DeleteTokenIntent(deps),
+      claims: new TokenIntentClaims(deps),
     };
   }));
   c.register(TOKENS.SessionUseCases, single<SessionUseCases>((d) => {
@@ -268,6 +297,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     applications: d.resolve<Store>(TOKENS.Store).applications,
     sessions: d.resolve<Store>(TOKENS.Store).sessions,
     tokens: d.resolve<Store>(TOKENS.Store).tokens,
+    tokenIntents: d.resolve<Store>(TOKENS.Store).tokenIntents,
     keyring: d.resolve<Keyring>(TOKENS.Keyring),
     mailer: d.resolve<Mailer>(TOKENS.Mailer),
     clock: d.resolve<Clock>(TOKENS.Clock),

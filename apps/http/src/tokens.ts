@@ -15,6 +15,7 @@ export const TOKENS = {
   Expressions: Symbol('ExpressionEngine'),
   Keyring: Symbol('Keyring'),
   TokenUseCases: Symbol('TokenUseCases'),
+  TokenIntentUseCases: Symbol('TokenIntentUseCases'),
   SessionUseCases: Symbol('SessionUseCases'),
   Mailer: Symbol('Mailer'),
   TenantUseCases: Symbol('TenantUseCases'),

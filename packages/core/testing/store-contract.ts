@@ -8,6 +8,7 @@ import { describeSearchContract } from './contracts/search.contract';
 import { describeTokenKeysetContract } from './contracts/token-keyset.contract';
 import { describeSessionContract } from './contracts/sessions.contract';
 import { describeInvitationContract } from './contracts/invitations.contract';
+import { describeTokenIntentContract } from './contracts/token-intents.contract';
 
 /** Opens a fresh, empty store for one test; the suite closes it. */
 export type StoreFactory = () => Promise<Store>;
@@ -26,6 +27,7 @@ export function describeStoreContract(name: string, open: StoreFactory): void {
     describeTokenKeysetContract(open);
     describeSessionContract(open);
     describeInvitationContract(open);
+    describeTokenIntentContract(open);
   });
 }
 

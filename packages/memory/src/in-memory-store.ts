@@ -3,6 +3,7 @@ import { InMemoryApplicationRepository } from './in-memory-application.repositor
 import { InMemoryDataKeyRepository, InMemoryTokenRepository } from './in-memory-token.repository';
 import { InMemorySessionRepository } from './in-memory-session.repository';
 import { InMemoryInvitationRepository } from './in-memory-invitation.repository';
+import { InMemoryTokenIntentRepository } from './in-memory-token-intent.repository';
 import {
   InMemoryMemberRepository,
   InMemorySystemRepository,
@@ -21,6 +22,7 @@ export class InMemoryStore implements Store {
   readonly tokens = new InMemoryTokenRepository();
   readonly sessions = new InMemorySessionRepository();
   readonly invitations = new InMemoryInvitationRepository();
+  readonly tokenIntents = new InMemoryTokenIntentRepository();
 
   async close(): Promise<void> {}
 }

@@ -5,3 +5,4 @@ export * from './in-memory-token.repository';
 export * from './token-predicate';
 export * from './in-memory-session.repository';
 export * from './in-memory-invitation.repository';
+export * from './in-memory-token-intent.repository';

@@ -5,6 +5,7 @@ import type { InvitationDocument } from './invitation-document';
 import type { DataKeyDocument } from './mongo-data-key.repository';
 import type { SessionDocument } from './session-document';
 import type { TokenDocument } from './token-document';
+import type { TokenIntentDocument } from './token-intent-document';
 
 /** The collection of each kind of document, by name. */
 export const COLLECTIONS = {
@@ -17,6 +18,7 @@ export const COLLECTIONS = {
   tokens: 'tokens',
   sessions: 'sessions',
   invitations: 'invitations',
+  tokenIntents: 'token_intents',
 } as const;
 
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
@@ -32,6 +34,7 @@ export interface MongoCollections {
   readonly tokens: Collection<TokenDocument>;
   readonly sessions: Collection<SessionDocument>;
   readonly invitations: Collection<InvitationDocument>;
+  readonly tokenIntents: Collection<TokenIntentDocument>;
 }
 
 export function collectionsOf(db: Db): MongoCollections {
@@ -45,5 +48,6 @@ export function collectionsOf(db: Db): MongoCollections {
     tokens: db.collection<TokenDocument>(COLLECTIONS.tokens),
     sessions: db.collection<SessionDocument>(COLLECTIONS.sessions),
     invitations: db.collection<InvitationDocument>(COLLECTIONS.invitations),
+    tokenIntents: db.collection<TokenIntentDocument>(COLLECTIONS.tokenIntents),
   };
 }

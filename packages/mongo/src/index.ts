@@ -5,5 +5,6 @@ export * from './mongo-token.repository';
 export * from './mongo-data-key.repository';
 export * from './mongo-session.repository';
 export * from './mongo-invitation.repository';
+export * from './mongo-token-intent.repository';
 export * from './token-query-filter';
 export * from './indexes';

@@ -60,6 +60,8 @@ export function indexPlan(options: IndexPlanOptions): Readonly<Partial<Record<Co
       { key: { secret_hash: 1 }, name: 'invitations_by_secret', unique: true },
       { key: { tenant_id: 1, created_at: -1, _id: -1 }, name: 'invitations_by_tenant' },
     ],
+    // Read by `_id` (and tenant); the sweeper finds expired ones by expiry. No TTL: see MongoTokenIntentRepository.
+    [COLLECTIONS.tokenIntents]: [{ key: { expires_at: 1 }, name: 'token_intents_by_expiry' }],
   };
 }
 

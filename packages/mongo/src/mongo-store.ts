@@ -9,6 +9,7 @@ import { MongoMemberRepository, MongoSystemRepository, MongoTenantRepository, Mo
 import { MongoInvitationRepository } from './mongo-invitation.repository';
 import { MongoSessionRepository } from './mongo-session.repository';
 import { MongoTokenRepository } from './mongo-token.repository';
+import { MongoTokenIntentRepository } from './mongo-token-intent.repository';
 
 export interface MongoStoreOptions {
   /** A MongoDB connection string (`mongodb://…` or `mongodb+srv://…`); it may name the database. */
@@ -46,6 +47,7 @@ export class MongoStore implements Store {
   readonly tokens: MongoTokenRepository;
   readonly sessions: MongoSessionRepository;
   readonly invitations: MongoInvitationRepository;
+  readonly tokenIntents: MongoTokenIntentRepository;
 
   constructor(
     private readonly client: MongoClient,
@@ -61,6 +63,7 @@ export class MongoStore implements Store {
     this.tokens = new MongoTokenRepository(c.tokens, client);
     this.sessions = new MongoSessionRepository(c.sessions);
     this.invitations = new MongoInvitationRepository(c.invitations);
+    this.tokenIntents = new MongoTokenIntentRepository(c.tokenIntents);
   }
 
   async close(): Promise<void> {

@@ -5,4 +5,5 @@ export * from './sqlite-token.repository';
 export * from './sqlite-data-key.repository';
 export * from './sqlite-session.repository';
 export * from './sqlite-invitation.repository';
+export * from './sqlite-token-intent.repository';
 export * from './connection';

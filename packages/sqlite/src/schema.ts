@@ -173,6 +173,15 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE tokens ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
   `,
   APPLICATION_KEYS,
+  // Token intents (migration 12): card or bank data sealed for a day, until it becomes a token.
+  `
+  CREATE TABLE token_intents (
+    tenant_id TEXT NOT NULL, id TEXT NOT NULL, type TEXT NOT NULL, sealed_data BLOB NOT NULL, fingerprint TEXT NOT NULL,
+    created_by TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+  );
+  CREATE INDEX token_intents_by_expiry ON token_intents (expires_at);
+  `,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */

@@ -11,6 +11,7 @@ import { SqliteDataKeyRepository } from './sqlite-data-key.repository';
 import { SqliteTokenRepository } from './sqlite-token.repository';
 import { SqliteSessionRepository } from './sqlite-session.repository';
 import { SqliteInvitationRepository } from './sqlite-invitation.repository';
+import { SqliteTokenIntentRepository } from './sqlite-token-intent.repository';
 import { SqliteMemberRepository, SqliteSystemRepository, SqliteTenantRepository, SqliteUserRepository } from './sqlite-directory';
 
 export interface SqliteStoreOptions {
@@ -51,6 +52,7 @@ export class SqliteStore implements Store {
   readonly tokens: SqliteTokenRepository;
   readonly sessions: SqliteSessionRepository;
   readonly invitations: SqliteInvitationRepository;
+  readonly tokenIntents: SqliteTokenIntentRepository;
 
   constructor(
     readonly db: Database,
@@ -68,6 +70,7 @@ export class SqliteStore implements Store {
     this.tokens = new SqliteTokenRepository(db, writer, broadLeafThreshold, readers);
     this.sessions = new SqliteSessionRepository(db);
     this.invitations = new SqliteInvitationRepository(db);
+    this.tokenIntents = new SqliteTokenIntentRepository(db);
   }
 
   /** Stops the threads, then closes the connection and, last, releases the claim, even when a thread fails to stop. */

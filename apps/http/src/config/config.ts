@@ -19,6 +19,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Milliseconds a card cvc is kept after creation. */
   readonly cvcRetentionMs: number;
+  /** Milliseconds a token intent is kept after creation, unless it becomes a token first. */
+  readonly tokenIntentTtlMs: number;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimitBytes: number;
   /** Reader threads answering searches on the SQLite store (0: on the event loop). */

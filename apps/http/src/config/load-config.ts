@@ -31,6 +31,13 @@ export function duration(env: Env, name: string, fallbackMs: number): number {
   return Number(match[1]) * UNITS_MS[match[2] ?? 's']!;
 }
 
+/** A duration that must not be zero: an intent that expires as it is made could never become a token. */
+function positiveDuration(env: Env, name: string, fallbackMs: number): number {
+  const ms = duration(env, name, fallbackMs);
+  if (ms === 0) throw new ConfigError(name, 'must be longer than 0, such as 3600, 30m or 24h');
+  return ms;
+}
+
 const SIZE_UNITS: Readonly<Record<string, number>> = { b: 1, kb: 1024, mb: 1024 ** 2 };
 
 /** `1048576`, `512kb`, `1mb`. */
@@ -126,6 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
     ownerEmail,
     logLevel: logLevel as LogLevel,
     cvcRetentionMs: duration(env, 'SVC_CVC_RETENTION', 3_600_000),
+    tokenIntentTtlMs: positiveDuration(env, 'SVC_TOKEN_INTENT_TTL', 24 * 3_600_000),
     bodyLimitBytes: bytes(env, 'SVC_BODY_LIMIT', 1024 * 1024),
     sweepIntervalMs: duration(env, 'SVC_SWEEP_INTERVAL', 60_000),
     shutdownTimeoutMs: duration(env, 'SVC_SHUTDOWN_TIMEOUT', 10_000),

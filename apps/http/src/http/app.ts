@@ -3,7 +3,7 @@ import { parse } from 'node:querystring';
 import express, { type Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import type { Config } from '../config/config';
-import type { ApplicationUseCases, TokenUseCases } from '../container';
+import type { ApplicationUseCases, TokenIntentUseCases, TokenUseCases } from '../container';
 import type { Logger } from '../logger';
 import { TOKENS } from '../tokens';
 import { authenticate } from './authenticate';
@@ -17,6 +17,7 @@ import { sessionRoutes, type SessionUseCases } from './routes/session.routes';
 import { tenantRoutes, type TenantUseCases } from './routes/tenant.routes';
 import { acceptRoutes } from './routes/accept.routes';
 import { permissionRoutes } from './routes/permission.routes';
+import { tokenIntentRoutes } from './routes/token-intent.routes';
 import { edgeHeaders } from './trace';
 import { cors } from './cors';
 
@@ -40,6 +41,7 @@ export function createApp(container: DependencyContainer): Express {
   // percent of every request in profiles. A path no route knows is a 404 whether or not a key came with it.
   tokenRoutes(app, auth, container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json, mergePatchJson);
   tokenV2Routes(app, auth, container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json);
+  tokenIntentRoutes(app, auth, container.resolve<TokenIntentUseCases>(TOKENS.TokenIntentUseCases), json);
   applicationRoutes(app, auth, container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json);
   sessionRoutes(app, auth, container.resolve<SessionUseCases>(TOKENS.SessionUseCases), json);
   tenantRoutes(app, auth, container.resolve<TenantUseCases>(TOKENS.TenantUseCases), json, container.resolve<Clock>(TOKENS.Clock));

@@ -8,6 +8,7 @@ import type { StoredToken } from '../tokens/token';
 import type { TokenRepository } from '../tokens/token.repository';
 import { Sweep } from './sweep';
 import type { SessionRepository } from '../sessions/session';
+import type { TokenIntentRepository } from '../token-intents/token-intent';
 import { RecordingMailer } from '../../testing/recording-mailer';
 
 /** Just enough of a token store to watch the sweeper: the real stores run the contract suite. */
@@ -41,6 +42,7 @@ function tokenStore(initial: StoredToken[]): TokenRepository & { rows: Map<strin
 
 const noApplications = { deleteExpired: async () => 0 } as unknown as ApplicationRepository;
 const noSessions = { deleteExpired: async () => 0 } as unknown as SessionRepository;
+const noIntents = { deleteExpired: async () => 0 } as unknown as TokenIntentRepository;
 
 describe('Sweep', () => {
   it('deletes expired tokens and erases due cvcs from storage', async () => {
@@ -52,17 +54,17 @@ describe('Sweep', () => {
     const sealedCard = { ...withCvc, sealedData: keys.seal(withCvc.id, card) };
     const expiring = aStoredToken().inTenant('t').with({ expiresAt: new Date('2026-01-01T00:30:00.000Z') }).build();
     const tokens = tokenStore([sealedCard, expiring]);
-    const sweep = new Sweep({ applications: noApplications, tokens, sessions: noSessions, keyring, mailer: new RecordingMailer(), clock });
+    const sweep = new Sweep({ applications: noApplications, tokens, sessions: noSessions, tokenIntents: noIntents, keyring, mailer: new RecordingMailer(), clock });
 
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0, invitationMessages: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0, tokenIntents: 0, invitationMessages: 0 });
     clock.advanceMinutes(30);
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 1, cvcs: 0, sessions: 0, invitationMessages: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 1, cvcs: 0, sessions: 0, tokenIntents: 0, invitationMessages: 0 });
     clock.advanceMinutes(30);
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 1, sessions: 0, invitationMessages: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 1, sessions: 0, tokenIntents: 0, invitationMessages: 0 });
     const stored = tokens.rows.get(withCvc.id)!;
     expect(stored.cvcExpiresAt).toBeUndefined();
     expect(keys.open(stored.id, stored.sealedData)).toEqual({ number: '4242424242424242', expiration_month: 1, expiration_year: 2030 });
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0, invitationMessages: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0, tokenIntents: 0, invitationMessages: 0 });
   });
 
   it('leaves a token updated after the sweeper read it to a later sweep, with the update kept', async () => {
@@ -81,7 +83,7 @@ describe('Sweep', () => {
       tokens.findCvcDue = findCvcDue;
       return read;
     };
-    const sweep = new Sweep({ applications: noApplications, tokens, sessions: noSessions, keyring, mailer: new RecordingMailer(), clock });
+    const sweep = new Sweep({ applications: noApplications, tokens, sessions: noSessions, tokenIntents: noIntents, keyring, mailer: new RecordingMailer(), clock });
 
     expect((await sweep.execute()).cvcs).toBe(0);
     expect(tokens.rows.get(due.id)?.metadata).toEqual({ updated: 'yes' });
@@ -89,12 +91,23 @@ describe('Sweep', () => {
     expect(tokens.rows.get(due.id)?.metadata).toEqual({ updated: 'yes' });
   });
 
+  it('deletes the token intents expired at the time of the sweep', async () => {
+    const clock = new FixedClock('2026-01-02T00:00:00.000Z');
+    const keyring = new Keyring({ dataKeys: createMemoryStoreForCore(), random: new CryptoRandomSource(), clock, masterKey: Buffer.alloc(32, 1) });
+    const asked: Date[] = [];
+    const tokenIntents = { deleteExpired: async (now: Date) => (asked.push(now), 3) } as unknown as TokenIntentRepository;
+    const sweep = new Sweep({ applications: noApplications, tokens: tokenStore([]), sessions: noSessions, tokenIntents, keyring, mailer: new RecordingMailer(), clock });
+
+    expect((await sweep.execute()).tokenIntents).toBe(3);
+    expect(asked).toEqual([clock.now()]);
+  });
+
   it('discards kept invitation messages whose links expired, through the mailer', async () => {
     const clock = new FixedClock('2026-01-04T00:00:00.000Z');
     const keyring = new Keyring({ dataKeys: createMemoryStoreForCore(), random: new CryptoRandomSource(), clock, masterKey: Buffer.alloc(32, 1) });
     const asked: Date[] = [];
     const mailer = Object.assign(new RecordingMailer(), { discardExpired: async (now: Date) => (asked.push(now), 2) });
-    const sweep = new Sweep({ applications: noApplications, tokens: tokenStore([]), sessions: noSessions, keyring, mailer, clock });
+    const sweep = new Sweep({ applications: noApplications, tokens: tokenStore([]), sessions: noSessions, tokenIntents: noIntents, keyring, mailer, clock });
 
     expect((await sweep.execute()).invitationMessages).toBe(2);
     expect(asked).toEqual([clock.now()]);

@@ -6,6 +6,7 @@ import { openToken } from '../tokens/token-sealing';
 import { withoutCvc } from '../tokens/token-types';
 import type { SessionRepository } from '../sessions/session';
 import type { Mailer } from '../invitations/mailer';
+import type { TokenIntentRepository } from '../token-intents/token-intent';
 
 /** What one sweep removed. */
 export interface SweepReport {
@@ -13,6 +14,7 @@ export interface SweepReport {
   readonly tokens: number;
   readonly cvcs: number;
   readonly sessions: number;
+  readonly tokenIntents: number;
   /** Kept copies of invitation messages whose links expired (the development outbox). */
   readonly invitationMessages: number;
 }
@@ -21,6 +23,7 @@ export interface SweepDeps {
   readonly applications: ApplicationRepository;
   readonly tokens: TokenRepository;
   readonly sessions: SessionRepository;
+  readonly tokenIntents: TokenIntentRepository;
   readonly keyring: Keyring;
   readonly mailer: Mailer;
   readonly clock: Clock;
@@ -29,9 +32,9 @@ export interface SweepDeps {
 const CVC_BATCH = 500;
 
 /**
- * Erases what time has made dead: expired applications, tokens and sessions, card cvcs past their retention, and kept
- * copies of invitation e-mails whose links expired. Reads
- * already treat all of these as gone, so the sweeper only reclaims storage; running it late or twice is harmless.
+ * Erases what time has made dead: expired applications, tokens, sessions and token intents, card cvcs past their
+ * retention, and kept copies of invitation e-mails whose links expired. Reads already treat all of these as gone, so
+ * the sweeper only reclaims storage; running it late or twice is harmless.
  */
 export class Sweep {
   constructor(private readonly deps: SweepDeps) {}
@@ -55,7 +58,8 @@ export class Sweep {
       if (due.length < CVC_BATCH || erased === 0) break;
     }
     const sessions = await this.deps.sessions.deleteExpired(now);
+    const tokenIntents = await this.deps.tokenIntents.deleteExpired(now);
     const invitationMessages = await this.deps.mailer.discardExpired(now);
-    return { applications, tokens, cvcs, sessions, invitationMessages };
+    return { applications, tokens, cvcs, sessions, tokenIntents, invitationMessages };
   }
 }

@@ -5,7 +5,7 @@ import { mayEverDo } from '../access/evaluate-access';
 import { parseIsoDate } from '../shared/dates';
 import type { IdGenerator } from '../shared/ids';
 import type { RandomSource } from '../shared/random';
-import { isPermission, TOKEN_PERMISSIONS, type Permission } from '../access/permissions';
+import { isPermission, isTokenPermission, TOKEN_PERMISSIONS, type Permission } from '../access/permissions';
 import { type RuleInput, validateRules } from '../access/rule-validation';
 import type { Actor } from '../auth/actor';
 import { generateKey, generateSecret, hashKey } from '../auth/api-key';
@@ -16,6 +16,12 @@ import { isSessionExpired, type Session, type SessionRepository } from './sessio
 export const SESSION_LIFETIME_MS = 3 * 60_000;
 /** The furthest an authorization may push a session's end: 24 hours. */
 export const MAX_SESSION_LIFETIME_MS = 24 * 3_600_000;
+
+/**
+ * What a session may be granted as plain permissions: the token permissions, and `token:intent:create` (the one
+ * intent permission of public applications), so a browser can collect card data as a token intent.
+ */
+export const SESSION_PERMISSIONS: readonly Permission[] = [...TOKEN_PERMISSIONS, 'token:intent:create'];
 
 export interface SessionDeps {
   readonly sessions: SessionRepository;
@@ -94,7 +100,9 @@ export class AuthorizeSession {
 function requireWithinOwnAccess(actor: Actor, permissions: readonly Permission[], rules: readonly AccessRule[]): void {
   const granted = new Set<Permission>([...permissions, ...rules.flatMap((r) => r.permissions)]);
   for (const permission of granted) {
-    if (!mayEverDo(actor, permission)) throw new ForbiddenError(`A session cannot be granted '${permission}': the authorizing key does not hold it.`);
+    // Token access may come from rules; any other permission only from the authorizer's own plain permissions.
+    const holds = isTokenPermission(permission) ? mayEverDo(actor, permission) : actor.permissions.includes(permission);
+    if (!holds) throw new ForbiddenError(`A session cannot be granted '${permission}': the authorizing key does not hold it.`);
   }
   const grantsReveal = permissions.includes('token:use') || rules.some((r) => r.transform === 'reveal');
   const canReveal = actor.rules.length > 0 ? actor.rules.some((r) => r.transform === 'reveal') : actor.permissions.includes('token:use');
@@ -105,7 +113,7 @@ function validatePermissions(values: readonly string[]): Permission[] {
   const errors: Record<string, string[]> = {};
   values.forEach((p, i) => {
     if (!isPermission(p)) errors[`permissions[${i}]`] = [`Unknown permission '${p}'.`];
-    else if (!TOKEN_PERMISSIONS.includes(p)) errors[`permissions[${i}]`] = [`Permission '${p}' cannot be granted to a session.`];
+    else if (!SESSION_PERMISSIONS.includes(p)) errors[`permissions[${i}]`] = [`Permission '${p}' cannot be granted to a session.`];
   });
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   return [...new Set(values)] as Permission[];

@@ -7,6 +7,7 @@ import type { DataKeyRepository } from '../crypto/data-key';
 import type { TokenRepository } from '../tokens/token.repository';
 import type { SessionRepository } from '../sessions/session';
 import type { InvitationRepository } from '../invitations/invitation';
+import type { TokenIntentRepository } from '../token-intents/token-intent';
 
 /** Every repository of one storage technology, opened together and closed together. */
 export interface Store {
@@ -19,5 +20,6 @@ export interface Store {
   readonly tokens: TokenRepository;
   readonly sessions: SessionRepository;
   readonly invitations: InvitationRepository;
+  readonly tokenIntents: TokenIntentRepository;
   close(): Promise<void>;
 }

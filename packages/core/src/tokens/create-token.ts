@@ -14,12 +14,16 @@ import { computeMaterials } from './token-materials';
 import { openToken, sealToken } from './token-sealing';
 import { isTokenTypeName, tokenType } from './token-types';
 import { type TokenView, viewToken } from './token-view';
+import type { ClaimedTokenIntent, TokenIntentClaims } from '../token-intents/token-intent-claims';
 
 /** POST /tokens, after the edge has checked the shape. */
 export interface CreateTokenInput {
   readonly id?: string | undefined;
-  readonly type: string;
+  /** Required, except with `tokenIntentId`, where it may be left out or must be the intent's type. */
+  readonly type?: string | undefined;
   readonly data: unknown;
+  /** Make the token from this token intent's data (without its cvc) instead of `data`; the intent is used up. */
+  readonly tokenIntentId?: string | undefined;
   readonly mask?: unknown;
   readonly containers?: readonly string[] | undefined;
   readonly metadata?: Readonly<Record<string, string>> | undefined;
@@ -39,16 +43,34 @@ export interface PreparedToken {
 }
 
 export class CreateToken {
-  constructor(private readonly deps: TokenDeps) {}
+  /** Without `intents`, a request naming a token intent is a 400 on `token_intent_id`. */
+  constructor(
+    private readonly deps: TokenDeps,
+    private readonly intents?: TokenIntentClaims,
+  ) {}
 
   async execute(actor: Actor, input: CreateTokenInput): Promise<TokenView> {
     requireTokenPermission(actor, 'token:create');
     const now = this.deps.clock.now();
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
-    const prepared = this.prepare(actor, input, keys, now);
-    const outcome = await this.deps.tokens.create(prepared.sealed, { deduplicate: prepared.deduplicate, now });
-    if (outcome.status === 'duplicate_id') throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists.');
-    return this.answer(actor, prepared, outcome, keys, now);
+    const claimed = input.tokenIntentId === undefined ? undefined : await this.claim(actor, input.tokenIntentId, input, now);
+    let stored = false;
+    try {
+      const prepared = this.prepare(actor, claimed ? { ...input, type: claimed.type, data: claimed.data } : input, keys, now);
+      const outcome = await this.deps.tokens.create(prepared.sealed, { deduplicate: prepared.deduplicate, now });
+      if (outcome.status === 'duplicate_id') throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists.');
+      stored = true;
+      return this.answer(actor, prepared, outcome, keys, now);
+    } catch (error) {
+      // No token was made from the intent: it goes back, so the request can be corrected and sent again.
+      if (claimed && !stored) await this.intents!.release(claimed);
+      throw error;
+    }
+  }
+
+  private claim(actor: Actor, id: string, input: CreateTokenInput, now: Date): Promise<ClaimedTokenIntent> {
+    if (!this.intents) throw ValidationError.field('token_intent_id', 'Token intents are not available here.');
+    return this.intents.claim(actor, id, now, input);
   }
 
   /**
@@ -56,6 +78,7 @@ export class CreateToken {
    * are named from the request's root (`data.number`), or a ForbiddenError when no rule lets the caller create it.
    */
   prepare(actor: Actor, input: CreateTokenInput, keys: TenantKeys, now: Date): PreparedToken {
+    if (input.type === undefined) throw ValidationError.field('type', 'Type is required.');
     if (!isTokenTypeName(input.type)) throw ValidationError.field('type', `Unknown token type.`);
     const type = tokenType(input.type);
     const data = type.validate(input.data);

@@ -56,6 +56,7 @@ export function tokenRoutes(router: IRouter, auth: RequestHandler, useCases: Tok
       id: body.id,
       type: body.type,
       data: body.data,
+      tokenIntentId: body.token_intent_id,
       mask: body.mask,
       containers: body.containers,
       metadata: body.metadata,

@@ -5,9 +5,11 @@ const metadata = z.record(z.string(), z.string('Metadata values must be strings.
 
 export const createTokenSchema = z.strictObject({
   id: optional(z.string()),
-  type: z.string(),
+  // Required unless the token is made from a token intent: the domain says so ("Type is required.").
+  type: optional(z.string()),
   // Presence is the token type's rule ("Data is required."), so the message is the same for a missing and a null value.
   data: z.unknown().optional(),
+  token_intent_id: optional(z.string()),
   mask: z.unknown().optional(),
   containers: optional(z.array(z.string())),
   metadata: optional(metadata),
