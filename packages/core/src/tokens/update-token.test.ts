@@ -50,6 +50,12 @@ class RacedTokens implements TokenRepository {
   deleteExpired = async () => 0;
   eraseCvc = async () => false;
   findCvcDue = async () => [];
+  // Updates never create in bulk, read many or page by cursor.
+  createMany = async (): Promise<never> => {
+    throw new Error('not used by updates');
+  };
+  findMany = async () => new Map<string, StoredToken>();
+  searchAfter = async () => ({ items: [], hasMore: false });
 
   private replace(id: string, next: StoredToken | undefined): void {
     if (next) this.rows.set(id, next);
