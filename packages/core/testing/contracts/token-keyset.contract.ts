@@ -30,32 +30,33 @@ function tally(ids: readonly string[]): Map<string, number> {
  * once from page to page while tokens are created, the query and expiry applied, one tenant's tokens only.
  */
 export function describeTokenKeysetContract(open: () => Promise<Store>): void {
-  const store = useStore(open);
-  const create = async (token: StoredToken): Promise<void> => {
-    expect(await store().tokens.create(token, { deduplicate: false, now: token.createdAt })).toEqual({ status: 'created' });
-  };
-  const token = (id: string, ms: number, patch: Partial<StoredToken> = {}, tenant = T1): StoredToken =>
-    aStoredToken().inTenant(tenant).with({ id, createdAt: at(ms), ...patch }).build();
-  const page = (query: TokenQuery, size: number, after?: KeysetPosition, tenant = T1, now = NOW): Promise<KeysetPage<StoredToken>> =>
-    store().tokens.searchAfter(tenant, query, { after, size }, now);
-
-  /** Walks every page; `between` runs after each page but the last. Returns the pages' ids in order. */
-  async function walk(query: TokenQuery, size: number, between?: (page: number) => Promise<void>, tenant = T1): Promise<string[]> {
-    const ids: string[] = [];
-    let after: KeysetPosition | undefined;
-    for (let n = 0; n < 1_000; n++) {
-      const found = await page(query, size, after, tenant);
-      expect(found.items.length).toBeLessThanOrEqual(size);
-      ids.push(...found.items.map((t) => t.id));
-      if (!found.hasMore) return ids;
-      expect(found.items).toHaveLength(size);
-      after = positionOf(found.items[found.items.length - 1]!);
-      await between?.(n);
-    }
-    throw new Error('the walk did not end');
-  }
-
+  // Hooks inside this describe: at the caller's level, every test of the whole suite would open a store for it too.
   describe('token keyset paging', () => {
+    const store = useStore(open);
+    const create = async (token: StoredToken): Promise<void> => {
+      expect(await store().tokens.create(token, { deduplicate: false, now: token.createdAt })).toEqual({ status: 'created' });
+    };
+    const token = (id: string, ms: number, patch: Partial<StoredToken> = {}, tenant = T1): StoredToken =>
+      aStoredToken().inTenant(tenant).with({ id, createdAt: at(ms), ...patch }).build();
+    const page = (query: TokenQuery, size: number, after?: KeysetPosition, tenant = T1, now = NOW): Promise<KeysetPage<StoredToken>> =>
+      store().tokens.searchAfter(tenant, query, { after, size }, now);
+
+    /** Walks every page; `between` runs after each page but the last. Returns the pages' ids in order. */
+    async function walk(query: TokenQuery, size: number, between?: (page: number) => Promise<void>, tenant = T1): Promise<string[]> {
+      const ids: string[] = [];
+      let after: KeysetPosition | undefined;
+      for (let n = 0; n < 1_000; n++) {
+        const found = await page(query, size, after, tenant);
+        expect(found.items.length).toBeLessThanOrEqual(size);
+        ids.push(...found.items.map((t) => t.id));
+        if (!found.hasMore) return ids;
+        expect(found.items).toHaveLength(size);
+        after = positionOf(found.items[found.items.length - 1]!);
+        await between?.(n);
+      }
+      throw new Error('the walk did not end');
+    }
+
     it('pages newest first, ids breaking ties of the same millisecond, each token exactly once', async () => {
       // 25 tokens over 4 instants: most pages start and end inside a run of equal created_at.
       const tokens = Array.from({ length: 25 }, (_, i) => token(`tie-${String((i * 7) % 25).padStart(2, '0')}`, i % 4));
