@@ -23,6 +23,8 @@ import {
   GetTokenIntent,
   TokenIntentClaims,
   type TokenIntentDeps,
+  Detokenize,
+  Tokenize,
   DeleteToken,
   ExpressionEngine,
   GetToken,
@@ -89,6 +91,8 @@ export interface TokenUseCases {
   readonly list: ListTokens;
   readonly listByCursor: ListTokensByCursor;
   readonly searchByCursor: SearchTokensByCursor;
+  readonly tokenize: Tokenize;
+  readonly detokenize: Detokenize;
 }
 
 export interface TokenIntentUseCases {
@@ -218,8 +222,12 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       ids: d.resolve<IdGenerator>(TOKENS.Ids),
       policy: { cvcRetentionMs: config.cvcRetentionMs },
     };
+    const claims = d.resolve<TokenIntentUseCases>(TOKENS.TokenIntentUseCases).claims;
+    const create = new CreateToken(deps, claims);
     return {
-      create: new CreateToken(deps, d.resolve<TokenIntentUseCases>(TOKENS.TokenIntentUseCases).claims),
+      create,
+      tokenize: new Tokenize(deps, create, config.tokenizeLimit, claims),
+      detokenize: new Detokenize(deps),
       get: new GetToken(deps),
       update: new UpdateToken(deps),
       remove: new DeleteToken(deps),

@@ -237,6 +237,21 @@ const ROUTES: readonly Route[] = [
   { method: 'get', path: '/tokens', key: (f) => f.pvt, queryKeys: ['id', 'type', 'page', 'size', 'metadata.k'] },
   { method: 'get', path: '/v2/tokens', key: (f) => f.pvt, queryKeys: ['type', 'container', 'fingerprint', 'start', 'size', 'metadata.k'] },
   { method: 'post', path: '/v2/tokens/search', key: (f) => f.pvt, body: () => ({ query: 'type:token AND metadata.k:v', start: null, size: 10 }) },
+  {
+    method: 'post',
+    path: '/tokenize',
+    key: (f) => f.pvt,
+    body: () => ({ card: { type: 'card_number', data: '4242424242424242', metadata: { k: 'v' } }, name: 'Ada', list: ['x', 1, null, true] }),
+    // Over SVC_TOKENIZE_LIMIT, the 400 names the body.
+    related: { card: ['body'], name: ['body'], list: ['body'] },
+  },
+  {
+    method: 'post',
+    path: '/detokenize',
+    key: (f) => f.pvt,
+    body: (f) => ({ a: `{{ ${f.tokenIds[1]} }}`, b: `{{ token: ${f.tokenIds[0]} | json: '$.data' }}`, c: ['plain', 1, `x {{ ${f.tokenIds[2]} }} y`] }),
+    related: { a: ['body'], b: ['body'], c: ['body'] },
+  },
   { method: 'get', path: '/tokens/:id', key: (f) => f.pvt, ids: (f) => f.tokenIds },
   {
     method: 'patch',

@@ -29,6 +29,10 @@ export interface Config {
   readonly corsOrigins: readonly string[] | '*';
   /** Milliseconds between sweeps of expired objects. */
   readonly sweepIntervalMs: number;
+  /** The most tokens one POST /tokenize may create. */
+  readonly tokenizeLimit: number;
+  /** The most distinct tokens one POST /detokenize may name. */
+  readonly detokenizeLimit: number;
   /** Milliseconds a shutdown waits for responses in progress before it cuts their connections. */
   readonly shutdownTimeoutMs: number;
 }

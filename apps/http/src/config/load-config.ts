@@ -139,5 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: duration(env, 'SVC_SHUTDOWN_TIMEOUT', 10_000),
     corsOrigins: corsOrigins(env),
     searchReaders: integer(env, 'SVC_SEARCH_READERS', 2, 0, 16),
+    tokenizeLimit: integer(env, 'SVC_TOKENIZE_LIMIT', 100, 1, 10_000),
+    detokenizeLimit: integer(env, 'SVC_DETOKENIZE_LIMIT', 100, 1, 10_000),
   };
 }

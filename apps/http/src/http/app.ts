@@ -18,6 +18,7 @@ import { tenantRoutes, type TenantUseCases } from './routes/tenant.routes';
 import { acceptRoutes } from './routes/accept.routes';
 import { permissionRoutes } from './routes/permission.routes';
 import { tokenIntentRoutes } from './routes/token-intent.routes';
+import { bulkRoutes } from './routes/bulk.routes';
 import { edgeHeaders } from './trace';
 import { cors } from './cors';
 
@@ -39,8 +40,10 @@ export function createApp(container: DependencyContainer): Express {
   if (logger.enabled('info')) app.use(requestLog(logger));
   // Routes hang on the app itself, each with its own authentication: a nested router per resource cost a few
   // percent of every request in profiles. A path no route knows is a 404 whether or not a key came with it.
-  tokenRoutes(app, auth, container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json, mergePatchJson);
-  tokenV2Routes(app, auth, container.resolve<TokenUseCases>(TOKENS.TokenUseCases), json);
+  const tokenUseCases = container.resolve<TokenUseCases>(TOKENS.TokenUseCases);
+  tokenRoutes(app, auth, tokenUseCases, json, mergePatchJson);
+  bulkRoutes(app, auth, tokenUseCases, json, { detokenize: config.detokenizeLimit });
+  tokenV2Routes(app, auth, tokenUseCases, json);
   tokenIntentRoutes(app, auth, container.resolve<TokenIntentUseCases>(TOKENS.TokenIntentUseCases), json);
   applicationRoutes(app, auth, container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json);
   sessionRoutes(app, auth, container.resolve<SessionUseCases>(TOKENS.SessionUseCases), json);

@@ -37,6 +37,12 @@ function tokenStore(initial: StoredToken[]): TokenRepository & { rows: Map<strin
     },
     search: async (_tenant, _query, page) => ({ items: [], total: 0, page: page.page, size: page.size }),
     findCvcDue: async (now, limit) => [...rows.values()].filter((t) => t.cvcExpiresAt && t.cvcExpiresAt <= now).slice(0, limit),
+    // The sweeper never creates in bulk, reads many or pages by cursor.
+    createMany: async () => {
+      throw new Error('not used by the sweeper');
+    },
+    findMany: async () => new Map(),
+    searchAfter: async () => ({ items: [], hasMore: false }),
   };
 }
 
