@@ -88,11 +88,18 @@ export class TokenWrites {
       const existing = this.byFingerprint.get(token.tenantId, token.fingerprint, token.type, now) as IndexedTuple | undefined;
       if (existing) return { status: 'existing', token: toStoredToken(existing) };
     }
-    const expiry = this.idExpiry.get(token.tenantId, token.id) as number | null | undefined;
-    if (expiry === null || (expiry !== undefined && expiry > now)) return { status: 'duplicate_id' };
-    // An expired token the sweeper has not erased yet gives its id up.
-    if (expiry !== undefined) this.remove(token.tenantId, token.id);
-    this.insertToken.run(toRow(token));
+    const row = toRow(token);
+    // Insert first: ids are almost always new, and the primary key finds a clash without a look-up of its own.
+    try {
+      this.insertToken.run(row);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw error;
+      const expiry = this.idExpiry.get(token.tenantId, token.id) as number | null | undefined;
+      if (expiry === null || (expiry !== undefined && expiry > now)) return { status: 'duplicate_id' };
+      // An expired token the sweeper has not erased yet gives its id up.
+      this.remove(token.tenantId, token.id);
+      this.insertToken.run(row);
+    }
     this.insertSideRows(token);
     return { status: 'created' };
   }

@@ -199,3 +199,30 @@ describe('ExpressionEngine errors', () => {
     expect(error.errors).toEqual({ mask: ['to_number: the value cannot be cast to a number.'] });
   });
 });
+
+describe('ExpressionEngine plain paths ({{ data }}, {{ data.a.b }}: rendered without Liquid)', () => {
+  const fc = require('fast-check') as typeof import('fast-check');
+
+  it('renders exactly what Liquid renders, for any data', () => {
+    const value = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 2 }));
+    const data = fc.oneof(
+      value,
+      fc.record({ a: fc.oneof(value, fc.record({ b: value })), constructor: value }, { requiredKeys: [] }),
+      fc.constant(Object.create({ a: 'inherited' }) as unknown),
+    );
+    fc.assert(
+      fc.property(data, fc.constantFrom('{{ data }}', '{{data}}', '{{ data.a }}', '{{ data.a.b }}', '{{ data.constructor }}', '{{ data.length }}'), (d, template) => {
+        const outcome = (t: string): unknown => {
+          try {
+            return { ok: engine.render('f', t, { data: d }) };
+          } catch (error) {
+            return { error: (error as ValidationError).errors };
+          }
+        };
+        // The same output after an empty one is no plain path: Liquid renders it.
+        expect(outcome(template)).toEqual(outcome(`{{ '' }}${template}`));
+      }),
+      { seed: 20261123, numRuns: 2000 },
+    );
+  });
+});

@@ -29,6 +29,24 @@ export interface ExpressionEngineDeps {
 interface Parsed {
   readonly templates: Template[];
   readonly size: number;
+  /** For a template that is exactly `{{ data }}` or `{{ data.a.b }}`: the members after `data` (see plainValue). */
+  readonly plainPath?: readonly string[];
+}
+
+/** `{{ data }}`, `{{ data.number }}`: the default fingerprints of most token types, rendered without Liquid. */
+const PLAIN_PATH = /^\{\{ *data((?:\.[A-Za-z_][A-Za-z0-9_]*)*) *\}\}$/;
+
+/**
+ * The string a plain path names in the scope, when it names one through own properties only (as the engine's
+ * `ownPropertyOnly` reads them); undefined for anything else, which Liquid then renders. Liquid prints a string as it is.
+ */
+function plainValue(path: readonly string[], data: unknown): string | undefined {
+  let value = data;
+  for (const member of path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, member)) return undefined;
+    value = (value as Record<string, unknown>)[member];
+  }
+  return typeof value === 'string' ? value : undefined;
 }
 
 const CACHE_SIZE = 1000;
@@ -68,6 +86,8 @@ export class ExpressionEngine {
   render(field: string, template: string, scope: ExpressionScope, budget?: WorkBudget): string {
     const parsed = this.parse(field, template);
     try {
+      const plain = parsed.plainPath && plainValue(parsed.plainPath, scope.data);
+      if (plain !== undefined) return plain;
       const ctx = this.context(scope, parsed, budget);
       const emitter = new ChargingEmitter(ctx.memoryLimit);
       toValueSync(this.liquid.renderer.renderTemplates(parsed.templates, ctx, emitter));
@@ -105,7 +125,8 @@ export class ExpressionEngine {
       // Checked before reading, so an oversized template costs nothing; liquidjs checks it again.
       if (template.length > this.limits.parseLimit) throw new Error('parse length limit exceeded');
       const { size } = readStrictly(template, this.grammar);
-      parsed = { templates: this.liquid.parse(template), size };
+      const plain = PLAIN_PATH.exec(template);
+      parsed = { templates: this.liquid.parse(template), size, ...(plain ? { plainPath: plain[1]!.split('.').slice(1) } : {}) };
     } catch (error) {
       throw toValidationError(field, error, 'parse');
     }
