@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashKey, isUuid, type Permission } from '@svc/core';
-import { aKeyOf, anApplication, describeSearchContract, describeStoreContract, describeTokenKeysetContract } from '@svc/core/testing';
+import { aKeyOf, anApplication, aStoredToken, describeSearchContract, describeStoreContract, describeTokenKeysetContract } from '@svc/core/testing';
 import { openConnection } from './connection';
 import { migrate } from './schema';
 import { openSqliteStore } from './sqlite-store';
@@ -26,6 +26,37 @@ describe('the writer thread', () => {
   it('is used when the build is there (npm test builds first)', async () => {
     const store = openSqliteStore({ file: join(dir, 'writer.db') });
     expect((store as unknown as { writer: object }).writer.constructor.name).toBe('ThreadTokenWriter');
+    await store.close();
+  });
+
+  it('leaves checkpoints to the checkpointer thread: committed pages reach the database file while writes go on', async () => {
+    const file = join(dir, 'checkpointed.db');
+    const store = openSqliteStore({ file });
+    const sizeOf = () => statSync(file).size;
+    const before = sizeOf();
+    const NOW = new Date('2026-01-01T00:00:00.000Z');
+    // A few hundred WAL pages: below SQLite's own autocheckpoint, so only the checkpointer moves them.
+    for (let batch = 0; batch < 4; batch++) {
+      const tokens = Array.from({ length: 100 }, () => ({ token: aStoredToken().inTenant('t1').with({ indexHashes: ['h'], metadata: { k: 'v' } }).build(), deduplicate: false }));
+      expect((await store.tokens.createMany(tokens, NOW)).status).toBe('created');
+    }
+    for (let i = 0; i < 100 && sizeOf() <= before * 4; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sizeOf()).toBeGreaterThan(before * 4);
+    expect((await store.tokens.search('t1', { kind: 'all' }, { page: 1, size: 1 }, NOW)).total).toBe(400);
+    await store.close();
+  });
+
+  it('keeps the order of writes with two batches in flight: each write sees every write sent before it', async () => {
+    const store = openSqliteStore({ file: join(dir, 'ordered.db') });
+    const NOW = new Date('2026-01-01T00:00:00.000Z');
+    const token = aStoredToken().inTenant('t1').build();
+    // Sent in three turns of the event loop, so they travel in separate batches, two of them at once.
+    const created = store.tokens.create(token, { deduplicate: false, now: NOW });
+    await new Promise((resolve) => setImmediate(resolve));
+    const updated = store.tokens.update({ ...token, metadata: { step: '1' } }, NOW);
+    await new Promise((resolve) => setImmediate(resolve));
+    const deleted = store.tokens.delete('t1', token.id);
+    expect([await created, await updated, await deleted]).toEqual([{ status: 'created' }, { status: 'updated' }, true]);
     await store.close();
   });
 });

@@ -6,6 +6,7 @@ import { migrate } from './schema';
 import { ThreadTokenWriter, workerScript } from './thread-writer';
 import type { TokenWriter } from './write-queue';
 import { readerScript, SearchReaders } from './search-readers';
+import { Checkpointer, checkpointScript, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer';
 import { SqliteApplicationRepository } from './sqlite-application.repository';
 import { SqliteDataKeyRepository } from './sqlite-data-key.repository';
 import { SqliteTokenRepository } from './sqlite-token.repository';
@@ -60,6 +61,7 @@ export class SqliteStore implements Store {
     broadLeafThreshold = 2_000,
     private readonly readers?: SearchReaders,
     private readonly claim?: Database,
+    private readonly checkpointer?: Checkpointer,
   ) {
     this.tenants = new SqliteTenantRepository(db);
     this.users = new SqliteUserRepository(db);
@@ -78,6 +80,7 @@ export class SqliteStore implements Store {
     try {
       await this.writer.close();
       await this.readers?.close();
+      await this.checkpointer?.close();
     } finally {
       if (this.db.open) this.db.close();
       if (this.claim?.open) this.claim.close();
@@ -92,10 +95,13 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     db = openConnection(options.file, { memoryMap: false });
     migrate(db);
     const script = options.writerThread === false ? undefined : workerScript();
-    const writer = script ? new ThreadTokenWriter(options.file, script) : new InProcessTokenWriter(db);
+    // With a writer thread, checkpoints run on a thread of their own, so commits never wait behind one.
+    const checkpoints = script ? checkpointScript() : undefined;
+    const checkpointer = checkpoints ? new Checkpointer(options.file, checkpoints) : undefined;
+    const writer = script ? new ThreadTokenWriter(options.file, script, checkpointer ? WRITER_AUTOCHECKPOINT_PAGES : undefined) : new InProcessTokenWriter(db);
     const readerFile = (options.searchReaders ?? 0) > 0 ? readerScript() : undefined;
     const readers = readerFile ? new SearchReaders(options.file, readerFile, options.searchReaders!, options.broadLeafThreshold ?? 2_000) : undefined;
-    return new SqliteStore(db, writer, options.broadLeafThreshold, readers, claim);
+    return new SqliteStore(db, writer, options.broadLeafThreshold, readers, claim, checkpointer);
   } catch (error) {
     if (db?.open) db.close();
     claim?.close();

@@ -28,9 +28,11 @@ export class ThreadTokenWriter extends BatchingWriter {
   private seq = 0;
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: unknown) => void }>();
 
-  constructor(file: string, script: string) {
-    super();
-    this.worker = new Worker(script, { workerData: { file } });
+  /** `autocheckpoint`: WAL pages after which a commit checkpoints (SQLite's default 1,000 when a checkpointer is absent). */
+  constructor(file: string, script: string, autocheckpoint?: number) {
+    // Two batches in flight: the thread finds the next one waiting when a commit ends.
+    super(2);
+    this.worker = new Worker(script, { workerData: { file, autocheckpoint } });
     // An idle writer must not keep the process alive (a store someone forgot to close); a busy one must.
     this.worker.unref();
     this.worker.on('message', (reply: Reply) => {

@@ -8,6 +8,8 @@ import { applyBatch, type TokenWrite, TokenWrites } from './token-writes';
  */
 const db = openConnection((workerData as { file: string }).file);
 db.exec('ANALYZE sqlite_schema');
+// The checkpointer thread keeps the WAL short; this is only the backstop (see checkpointer.ts).
+db.pragma(`wal_autocheckpoint = ${(workerData as { autocheckpoint?: number }).autocheckpoint ?? 1000}`);
 const writes = new TokenWrites(db);
 
 const serializable = (error: unknown): { message: string; code?: string } => ({

@@ -13,22 +13,24 @@ interface Job {
 }
 
 /**
- * Group commit. Writes that arrive while the previous batch is committing (or in the same turn of the event loop)
- * are committed together in one transaction and share one fsync. A write's promise settles only after its
- * transaction commits: nothing is acknowledged before it is durable.
+ * Group commit. Writes that arrive while a batch is committing (or in the same turn of the event loop) are committed
+ * together in one transaction and share one fsync. A write's promise settles only after its transaction commits:
+ * nothing is acknowledged before it is durable. Up to `maxInFlight` batches may be handed over at once: the writer
+ * thread then finds the next batch waiting when it finishes a commit, instead of idling until this thread (often
+ * busy preparing other requests) hears of the commit and sends more. Batches commit in the order they were sent.
  */
 export abstract class BatchingWriter implements TokenWriter {
   private queued: Job[] = [];
-  private busy = false;
+  private inFlight = 0;
+  private scheduled = false;
   private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly maxInFlight = 1) {}
 
   run(write: TokenWrite): Promise<unknown> {
     return new Promise((resolve, reject) => {
       this.queued.push({ write, resolve, reject });
-      if (!this.busy) {
-        this.busy = true;
-        setImmediate(() => void this.drain());
-      }
+      this.schedule();
     });
   }
 
@@ -36,24 +38,46 @@ export abstract class BatchingWriter implements TokenWriter {
 
   /** Resolves once every write queued so far has committed (or failed): a close waits for it, so no write is cut off. */
   protected whenIdle(): Promise<void> {
-    return this.busy ? new Promise((resolve) => this.idleWaiters.push(resolve)) : Promise.resolve();
+    return this.idle() ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** Commits one batch; per-write outcomes in order, or throws when the whole transaction failed. */
   protected abstract commit(batch: readonly TokenWrite[]): Promise<Array<{ ok: boolean; value: unknown }>>;
 
-  private async drain(): Promise<void> {
-    while (this.queued.length > 0) {
-      const jobs = this.queued;
-      this.queued = [];
-      try {
-        const outcomes = await this.commit(jobs.map((j) => j.write));
-        jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value)));
-      } catch (error) {
-        jobs.forEach((job) => job.reject(error));
-      }
-    }
-    this.busy = false;
-    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  private idle(): boolean {
+    return this.queued.length === 0 && this.inFlight === 0 && !this.scheduled;
+  }
+
+  /** Sends what is queued at the end of this turn of the event loop, so writes of the same turn share a batch. */
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.maxInFlight || this.queued.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.sendBatch();
+    });
+  }
+
+  private sendBatch(): void {
+    if (this.inFlight >= this.maxInFlight || this.queued.length === 0) return this.settleIdle();
+    const jobs = this.queued;
+    this.queued = [];
+    this.inFlight++;
+    void this.commit(jobs.map((j) => j.write))
+      .then(
+        (outcomes) => jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value))),
+        (error: unknown) => jobs.forEach((job) => job.reject(error)),
+      )
+      .finally(() => {
+        this.inFlight--;
+        // What queued meanwhile goes at once: it has already waited for a batch to finish.
+        if (this.queued.length > 0) this.sendBatch();
+        else this.settleIdle();
+      });
+    this.schedule();
+  }
+
+  private settleIdle(): void {
+    if (this.idle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 }
