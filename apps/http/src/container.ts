@@ -54,7 +54,7 @@ import {
   Sweep,
   SystemClock,
   UpdateApplication,
-  UuidGenerator,
+  TimeOrderedUuidGenerator,
 } from '@svc/core';
 import { NodemailerMailer } from '@svc/mail';
 import { createMemoryStore } from '@svc/memory';
@@ -163,7 +163,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
   c.register(TOKENS.Logger, { useValue: overrides.logger ?? new Logger(config.logLevel) });
   c.register(TOKENS.Store, { useValue: store });
   c.register(TOKENS.Clock, { useValue: overrides.clock ?? new SystemClock() });
-  c.register(TOKENS.Ids, { useValue: overrides.ids ?? new UuidGenerator() });
+  c.register(TOKENS.Ids, { useValue: overrides.ids ?? new TimeOrderedUuidGenerator() });
   c.register(TOKENS.Random, { useValue: random });
   c.register(TOKENS.MasterKey, single(() => resolveMasterKey(config, random)));
 
