@@ -67,66 +67,69 @@ export const SEARCH_CASES: ReadonlyArray<readonly [string, readonly string[]]> =
 
 /** The search port: every query form, ordering, totals and tenant isolation, the same on every store. */
 export function describeSearchContract(open: () => Promise<Store>): void {
-  const store = useStore(open);
-  const ids = async (query: TokenQuery | string, page = { page: 1, size: 50 }, tenant = T1): Promise<string[]> => {
-    const q = typeof query === 'string' ? parseTokenQuery(query) : query;
-    return (await store().tokens.search(tenant, q, page, NOW)).items.map((t) => t.id);
-  };
+  // Its store's hooks belong to this contract alone: registered outside it, every test of every contract opened one.
+  describe('search contract', () => {
+    const store = useStore(open);
+    const ids = async (query: TokenQuery | string, page = { page: 1, size: 50 }, tenant = T1): Promise<string[]> => {
+      const q = typeof query === 'string' ? parseTokenQuery(query) : query;
+      return (await store().tokens.search(tenant, q, page, NOW)).items.map((t) => t.id);
+    };
 
-  describe('token search', () => {
-    beforeEach(async () => {
-      for (const token of searchCorpus()) await store().tokens.create(token, { deduplicate: false, now: day(1) });
-    });
+    describe('token search', () => {
+      beforeEach(async () => {
+        for (const token of searchCorpus()) await store().tokens.create(token, { deduplicate: false, now: day(1) });
+      });
 
-    it('returns every live token of the tenant, newest first, for an empty query', async () => {
-      expect(await ids({ kind: 'all' })).toEqual(['s1', 't5', 't4', 't3', 't2', 't1']);
-    });
+      it('returns every live token of the tenant, newest first, for an empty query', async () => {
+        expect(await ids({ kind: 'all' })).toEqual(['s1', 't5', 't4', 't3', 't2', 't1']);
+      });
 
-    it('pages with a total that counts every match', async () => {
-      const page = await store().tokens.search(T1, { kind: 'all' }, { page: 2, size: 4 }, NOW);
-      expect(page.total).toBe(6);
-      expect(page.items.map((t) => t.id)).toEqual(['t2', 't1']);
-      const beyond = await store().tokens.search(T1, { kind: 'all' }, { page: 3, size: 4 }, NOW);
-      expect(beyond).toMatchObject({ total: 6, items: [] });
-    });
+      it('pages with a total that counts every match', async () => {
+        const page = await store().tokens.search(T1, { kind: 'all' }, { page: 2, size: 4 }, NOW);
+        expect(page.total).toBe(6);
+        expect(page.items.map((t) => t.id)).toEqual(['t2', 't1']);
+        const beyond = await store().tokens.search(T1, { kind: 'all' }, { page: 3, size: 4 }, NOW);
+        expect(beyond).toMatchObject({ total: 6, items: [] });
+      });
 
-    it.each(SEARCH_CASES)('answers %s', async (query, expected) => {
-      expect(await ids(query)).toEqual(expected);
-      expect((await store().tokens.search(T1, parseTokenQuery(query), { page: 1, size: 50 }, NOW)).total).toBe(expected.length);
-    });
+      it.each(SEARCH_CASES)('answers %s', async (query, expected) => {
+        expect(await ids(query)).toEqual(expected);
+        expect((await store().tokens.search(T1, parseTokenQuery(query), { page: 1, size: 50 }, NOW)).total).toBe(expected.length);
+      });
 
-    it('matches blinded data terms against index hashes, many tokens for a shared index', async () => {
-      expect(await ids({ kind: 'data', value: 'h-ssn' })).toEqual(['t3']);
-      expect(await ids({ kind: 'data', value: 'h-last4' })).toEqual(['t4', 't3']);
-      expect(await ids({ kind: 'data', value: 'h-none' })).toEqual([]);
-    });
+      it('matches blinded data terms against index hashes, many tokens for a shared index', async () => {
+        expect(await ids({ kind: 'data', value: 'h-ssn' })).toEqual(['t3']);
+        expect(await ids({ kind: 'data', value: 'h-last4' })).toEqual(['t4', 't3']);
+        expect(await ids({ kind: 'data', value: 'h-none' })).toEqual([]);
+      });
 
-    it('matches id prefixes (session scopes)', async () => {
-      expect(await ids({ kind: 'id_prefix', value: 't' })).toEqual(['t5', 't4', 't3', 't2', 't1']);
-      expect(await ids({ kind: 'id_prefix', value: 's' })).toEqual(['s1']);
-    });
+      it('matches id prefixes (session scopes)', async () => {
+        expect(await ids({ kind: 'id_prefix', value: 't' })).toEqual(['t5', 't4', 't3', 't2', 't1']);
+        expect(await ids({ kind: 'id_prefix', value: 's' })).toEqual(['s1']);
+      });
 
-    it('never returns expired tokens, nor another tenant\'s', async () => {
-      expect(await ids('container:/pcix/')).toEqual([]);
-      expect(await ids({ kind: 'data', value: 'h-ssn' }, { page: 1, size: 50 }, T2)).toEqual(['x1']);
-      expect(await ids('fingerprint:fpA', { page: 1, size: 50 }, T2)).toEqual(['x1']);
-      expect(await ids({ kind: 'all' }, { page: 1, size: 50 }, '33333333-0000-4000-8000-000000000003')).toEqual([]);
-    });
+      it('never returns expired tokens, nor another tenant\'s', async () => {
+        expect(await ids('container:/pcix/')).toEqual([]);
+        expect(await ids({ kind: 'data', value: 'h-ssn' }, { page: 1, size: 50 }, T2)).toEqual(['x1']);
+        expect(await ids('fingerprint:fpA', { page: 1, size: 50 }, T2)).toEqual(['x1']);
+        expect(await ids({ kind: 'all' }, { page: 1, size: 50 }, '33333333-0000-4000-8000-000000000003')).toEqual([]);
+      });
 
-    it('orders tokens created in the same instant by id, descending', async () => {
-      const same = new Date('2026-02-01T00:00:00.000Z');
-      for (const id of ['q-a', 'q-c', 'q-b']) {
-        await store().tokens.create(aStoredToken().inTenant(T1).with({ id, createdAt: same, containers: ['/same/'] }).build(), { deduplicate: false, now: day(1) });
-      }
-      expect(await ids('container:/same/')).toEqual(['q-c', 'q-b', 'q-a']);
-    });
+      it('orders tokens created in the same instant by id, descending', async () => {
+        const same = new Date('2026-02-01T00:00:00.000Z');
+        for (const id of ['q-a', 'q-c', 'q-b']) {
+          await store().tokens.create(aStoredToken().inTenant(T1).with({ id, createdAt: same, containers: ['/same/'] }).build(), { deduplicate: false, now: day(1) });
+        }
+        expect(await ids('container:/same/')).toEqual(['q-c', 'q-b', 'q-a']);
+      });
 
-    it('follows updates of metadata and index hashes', async () => {
-      const t3 = (await store().tokens.findById(T1, 't3', NOW))!;
-      expect(await store().tokens.update({ ...t3, metadata: { Plan: 'Gold' }, indexHashes: ['h-new'] }, NOW)).toEqual({ status: 'updated' });
-      expect(await ids('metadata.plan:gold')).toEqual(['t3', 't2']);
-      expect(await ids({ kind: 'data', value: 'h-ssn' })).toEqual([]);
-      expect(await ids({ kind: 'data', value: 'h-new' })).toEqual(['t3']);
+      it('follows updates of metadata and index hashes', async () => {
+        const t3 = (await store().tokens.findById(T1, 't3', NOW))!;
+        expect(await store().tokens.update({ ...t3, metadata: { Plan: 'Gold' }, indexHashes: ['h-new'] }, NOW)).toEqual({ status: 'updated' });
+        expect(await ids('metadata.plan:gold')).toEqual(['t3', 't2']);
+        expect(await ids({ kind: 'data', value: 'h-ssn' })).toEqual([]);
+        expect(await ids({ kind: 'data', value: 'h-new' })).toEqual(['t3']);
+      });
     });
   });
 }

@@ -30,39 +30,42 @@ const grant = {
 
 /** Sessions: look-ups by key and nonce hash, one-time authorization, expiry and cascade. */
 export function describeSessionContract(open: () => Promise<Store>): void {
-  const store = useStore(open);
+  // Its store's hooks belong to this contract alone: registered outside it, every test of every contract opened one.
+  describe('session contract', () => {
+    const store = useStore(open);
 
-  describe('sessions', () => {
-    it('finds a session by key hash and by nonce hash, with no access', async () => {
-      await store().sessions.create(session('s1'));
-      expect(await store().sessions.findByKeyHash('key-s1')).toEqual(session('s1'));
-      expect(await store().sessions.findByNonceHash('nonce-s1')).toEqual(session('s1'));
-      expect(await store().sessions.findByKeyHash('key-s2')).toBeUndefined();
-    });
+    describe('sessions', () => {
+      it('finds a session by key hash and by nonce hash, with no access', async () => {
+        await store().sessions.create(session('s1'));
+        expect(await store().sessions.findByKeyHash('key-s1')).toEqual(session('s1'));
+        expect(await store().sessions.findByNonceHash('nonce-s1')).toEqual(session('s1'));
+        expect(await store().sessions.findByKeyHash('key-s2')).toBeUndefined();
+      });
 
-    it('authorizes a session exactly once', async () => {
-      await store().sessions.create(session('s1'));
-      const attempts = await Promise.all([1, 2, 3].map(() => store().sessions.authorize(T1, 's1', grant)));
-      expect(attempts.filter(Boolean)).toHaveLength(1);
-      expect(await store().sessions.findByKeyHash('key-s1')).toEqual({ ...session('s1'), ...grant });
-      expect(await store().sessions.authorize(T1, 's1', grant)).toBe(false);
-    });
+      it('authorizes a session exactly once', async () => {
+        await store().sessions.create(session('s1'));
+        const attempts = await Promise.all([1, 2, 3].map(() => store().sessions.authorize(T1, 's1', grant)));
+        expect(attempts.filter(Boolean)).toHaveLength(1);
+        expect(await store().sessions.findByKeyHash('key-s1')).toEqual({ ...session('s1'), ...grant });
+        expect(await store().sessions.authorize(T1, 's1', grant)).toBe(false);
+      });
 
-    it('does not authorize a session of another tenant', async () => {
-      await store().sessions.create(session('s1'));
-      expect(await store().sessions.authorize(T2, 's1', grant)).toBe(false);
-      expect((await store().sessions.findByKeyHash('key-s1'))?.authorizedAt).toBeUndefined();
-    });
+      it('does not authorize a session of another tenant', async () => {
+        await store().sessions.create(session('s1'));
+        expect(await store().sessions.authorize(T2, 's1', grant)).toBe(false);
+        expect((await store().sessions.findByKeyHash('key-s1'))?.authorizedAt).toBeUndefined();
+      });
 
-    it('deletes expired sessions and the sessions of an application', async () => {
-      await store().sessions.create(session('s1'));
-      await store().sessions.create(session('s2', { expiresAt: at('2026-01-01T00:10:00.000Z'), applicationId: 'app-2' }));
-      await store().sessions.create(session('s3', { expiresAt: at('2026-01-01T00:10:00.000Z') }));
-      expect(await store().sessions.deleteExpired(at('2026-01-01T00:03:00.000Z'))).toBe(1);
-      expect(await store().sessions.findByKeyHash('key-s1')).toBeUndefined();
-      expect(await store().sessions.deleteByApplication(T2, 'app-2')).toBe(0);
-      expect(await store().sessions.deleteByApplication(T1, 'app-2')).toBe(1);
-      expect(await store().sessions.findByKeyHash('key-s3')).toBeDefined();
+      it('deletes expired sessions and the sessions of an application', async () => {
+        await store().sessions.create(session('s1'));
+        await store().sessions.create(session('s2', { expiresAt: at('2026-01-01T00:10:00.000Z'), applicationId: 'app-2' }));
+        await store().sessions.create(session('s3', { expiresAt: at('2026-01-01T00:10:00.000Z') }));
+        expect(await store().sessions.deleteExpired(at('2026-01-01T00:03:00.000Z'))).toBe(1);
+        expect(await store().sessions.findByKeyHash('key-s1')).toBeUndefined();
+        expect(await store().sessions.deleteByApplication(T2, 'app-2')).toBe(0);
+        expect(await store().sessions.deleteByApplication(T1, 'app-2')).toBe(1);
+        expect(await store().sessions.findByKeyHash('key-s3')).toBeDefined();
+      });
     });
   });
 }
