@@ -1,5 +1,4 @@
 import {
-  type CreateTokenInput,
   mapTokenizeBody,
   requireTokenPermission,
   requireWithinLimit,
@@ -15,29 +14,12 @@ import type { TokenUseCases } from '../../container';
 import { actorOf } from '../authenticate';
 import { presentToken } from '../presenters/token.presenter';
 import { sendJson } from '../respond';
-import { createTokenSchema } from '../schemas/token.schemas';
+import { createTokenInput, createTokenSchema } from '../schemas/token.schemas';
 import { validate } from '../validate';
 
 export interface BulkLimits {
   /** The most distinct tokens one POST /detokenize may name (`SVC_DETOKENIZE_LIMIT`). */
   readonly detokenize: number;
-}
-
-/** A POST /tokens body, checked: the create request POST /tokenize takes at each of its request leaves too. */
-export function createTokenInput(body: z.output<typeof createTokenSchema>): CreateTokenInput {
-  return {
-    id: body.id,
-    type: body.type,
-    data: body.data,
-    tokenIntentId: body.token_intent_id,
-    mask: body.mask,
-    containers: body.containers,
-    metadata: body.metadata,
-    searchIndexes: body.search_indexes,
-    fingerprintExpression: body.fingerprint_expression,
-    deduplicateToken: body.deduplicate_token,
-    expiresAt: body.expires_at,
-  };
 }
 
 /** A request body that is there: a JSON value (not nothing), with nothing no schema should see (see validate). */

@@ -3,7 +3,7 @@ import type { IRouter, NextFunction, Request, RequestHandler, Response } from 'e
 import type { TokenUseCases } from '../../container';
 import { actorOf } from '../authenticate';
 import { presentToken } from '../presenters/token.presenter';
-import { createTokenSchema, listTokensQuery, searchTokensSchema, updateTokenSchema } from '../schemas/token.schemas';
+import { createTokenInput, createTokenSchema, listTokensQuery, searchTokensSchema, updateTokenSchema } from '../schemas/token.schemas';
 import { presentPage } from '../presenters/pagination';
 import { sendJson } from '../respond';
 import { validate } from '../validate';
@@ -52,19 +52,7 @@ const has = (body: object, key: string): boolean => Object.prototype.hasOwnPrope
 export function tokenRoutes(router: IRouter, auth: RequestHandler, useCases: TokenUseCases, json: RequestHandler, mergePatchJson: RequestHandler): void {
   router.post('/tokens', auth, requiresToken('token:create'), json, async (req, res) => {
     const body = validate(createTokenSchema, req.body);
-    const view = await useCases.create.execute(actorOf(res), {
-      id: body.id,
-      type: body.type,
-      data: body.data,
-      tokenIntentId: body.token_intent_id,
-      mask: body.mask,
-      containers: body.containers,
-      metadata: body.metadata,
-      searchIndexes: body.search_indexes,
-      fingerprintExpression: body.fingerprint_expression,
-      deduplicateToken: body.deduplicate_token,
-      expiresAt: body.expires_at,
-    });
+    const view = await useCases.create.execute(actorOf(res), createTokenInput(body));
     sendJson(res, 201, presentToken(view));
   });
 

@@ -1,3 +1,4 @@
+import type { CreateTokenInput } from '@svc/core';
 import { z } from 'zod';
 import { optional, pagingQuery, repeated } from './common';
 
@@ -18,6 +19,23 @@ export const createTokenSchema = z.strictObject({
   deduplicate_token: optional(z.boolean()),
   expires_at: optional(z.string()),
 });
+
+/** A POST /tokens body, checked: the create request POST /tokenize takes at each of its request leaves too. */
+export function createTokenInput(body: z.output<typeof createTokenSchema>): CreateTokenInput {
+  return {
+    id: body.id,
+    type: body.type,
+    data: body.data,
+    tokenIntentId: body.token_intent_id,
+    mask: body.mask,
+    containers: body.containers,
+    metadata: body.metadata,
+    searchIndexes: body.search_indexes,
+    fingerprintExpression: body.fingerprint_expression,
+    deduplicateToken: body.deduplicate_token,
+    expiresAt: body.expires_at,
+  };
+}
 
 /** A merge patch: presence matters, so nothing here defaults; `null` keeps its RFC 7386 meaning where allowed. */
 export const updateTokenSchema = z.strictObject({
