@@ -9,7 +9,7 @@ import { type FieldErrors, ValidationError } from '../shared/errors';
 import { keysetSize } from '../shared/keyset';
 import { type CursorBinding, decodeTokenCursor, encodeTokenCursor } from './token-cursor';
 import type { TokenDeps } from './token-deps';
-import { MAX_FILTER_VALUES, ParsedQueries, showFound } from './search-tokens';
+import { limitMetadataFilters, MAX_FILTER_VALUES, ParsedQueries, showFound } from './search-tokens';
 import type { TokenView } from './token-view';
 
 /** One page of a cursor walk: `next` resumes after its last token, and is absent on the last page. */
@@ -77,6 +77,7 @@ function containerFilter(value: string): TokenQuery {
  */
 function listQuery(input: ListTokensByCursorInput): TokenQuery {
   if ((input.types?.length ?? 0) > MAX_FILTER_VALUES) throw ValidationError.field('type', `At most ${MAX_FILTER_VALUES} types.`);
+  limitMetadataFilters(input.metadata);
   const parts: TokenQuery[] = [];
   const types = [...new Set(input.types ?? [])].sort(byText);
   if (types.length) parts.push(anyOf(types.map((value) => ({ kind: 'term', field: 'type', value }))));

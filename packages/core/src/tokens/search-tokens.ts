@@ -87,6 +87,14 @@ export interface ListTokensInput {
 /** The most values one repeated filter of GET /tokens may list (a page holds at most 100 tokens anyway). */
 export const MAX_FILTER_VALUES = 100;
 
+/**
+ * At most {@link MAX_FILTER_VALUES} metadata filters: each one is one more condition of the store's query, and SQLite
+ * refuses a query nested deeper than 1,000 (a thousand filters fit in a URL, and were a 500).
+ */
+export function limitMetadataFilters(metadata: Readonly<Record<string, string>> | undefined): void {
+  if (Object.keys(metadata ?? {}).length > MAX_FILTER_VALUES) throw ValidationError.field('metadata', `At most ${MAX_FILTER_VALUES} metadata filters.`);
+}
+
 const anyOf = (items: TokenQuery[]): TokenQuery => (items.length === 1 ? items[0]! : { kind: 'or', items });
 
 /** GET /tokens: by ids, types and metadata, ANDed. */
@@ -97,6 +105,7 @@ export class ListTokens {
     requireTokenPermission(actor, 'token:read');
     if ((input.ids?.length ?? 0) > MAX_FILTER_VALUES) throw ValidationError.field('id', `At most ${MAX_FILTER_VALUES} ids.`);
     if ((input.types?.length ?? 0) > MAX_FILTER_VALUES) throw ValidationError.field('type', `At most ${MAX_FILTER_VALUES} types.`);
+    limitMetadataFilters(input.metadata);
     const parts: TokenQuery[] = [];
     if (input.ids?.length) parts.push(anyOf(input.ids.map((value) => ({ kind: 'term', field: 'id', value }))));
     if (input.types?.length) parts.push(anyOf(input.types.map((value) => ({ kind: 'term', field: 'type', value }))));
