@@ -143,6 +143,8 @@ describe('the svc command', () => {
     ['SVC_BODY_LIMIT', 'huge'],
     ['SVC_CVC_RETENTION', 'an hour'],
     ['MONGODB_URI', 'http://db.example.com'],
+    // A session key's prefix: authentication would look it up among sessions, so it could never authenticate.
+    ['SVC_BOOTSTRAP_API_KEY', 'key_ses_operator-chosen-bootstrap-key'],
   ])('refuses to start with a wrong %s and names it', (variable, value) => {
     const run = spawnSync(process.execPath, [BIN, 'serve'], {
       env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, [variable]: value },

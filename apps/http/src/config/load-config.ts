@@ -116,8 +116,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!isEmail(ownerEmail)) throw new ConfigError('SVC_OWNER_EMAIL', 'must be a well-formed e-mail address');
   const mailFrom = value(env, 'SVC_MAIL_FROM') ?? 'svc <no-reply@localhost>';
   const bootstrapApiKey = value(env, 'SVC_BOOTSTRAP_API_KEY');
-  if (bootstrapApiKey !== undefined && (/\s/.test(bootstrapApiKey) || bootstrapApiKey.length < 16)) {
-    throw new ConfigError('SVC_BOOTSTRAP_API_KEY', 'must be at least 16 characters with no spaces');
+  // key_ses_ is the prefix of session keys: authentication looks such a key up among sessions, so it would never work,
+  // and the bootstrap runs once.
+  if (bootstrapApiKey !== undefined && (/\s/.test(bootstrapApiKey) || bootstrapApiKey.length < 16 || bootstrapApiKey.startsWith('key_ses_'))) {
+    throw new ConfigError('SVC_BOOTSTRAP_API_KEY', 'must be at least 16 characters with no spaces, and not start with key_ses_ (the prefix of session keys)');
   }
   return {
     port,
