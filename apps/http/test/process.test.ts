@@ -181,6 +181,8 @@ describe('the svc command', () => {
       body: JSON.stringify({ type: 'card_number', data: '4242424242424242' }),
     });
     const id = ((await token.json()) as { id: string }).id;
+    await fetch(`${first.url}/tokens`, { method: 'POST', headers: { 'SVC-API-KEY': backend, 'Content-Type': 'application/json' }, body: '{"type":"token","data":"newer"}' });
+    const cursor = (await get(`${first.url}/v2/tokens?size=1`, backend)).body.pagination as { next: string };
     expect(await stop(first)).toBe(0);
     const oldKey = readFileSync(join(dataDir, 'master.key'), 'utf8');
     const newKey = Buffer.alloc(32, 9).toString('base64');
@@ -195,6 +197,9 @@ describe('the svc command', () => {
     const second = await serve({ SVC_DATA_DIR: dataDir });
     const read = await get(`${second.url}/tokens/${id}`, backend);
     expect(read.body.data).toBe('4242424242424242');
+    // A cursor depends on the tenant's data key, which a rotation re-wraps but does not change: a walk carries on.
+    const rest = await get(`${second.url}/v2/tokens?size=1&start=${cursor.next}`, backend);
+    expect([rest.status, (rest.body.data as Array<{ id: string }>).map((t) => t.id)]).toEqual([200, [id]]);
     expect(await stop(second)).toBe(0);
   }, 60_000);
 

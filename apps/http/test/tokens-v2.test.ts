@@ -290,6 +290,65 @@ describe('cursor-paged token lists (GET /v2/tokens, POST /v2/tokens/search)', ()
     );
   });
 
+  it('never shows a token twice nor skips one that stays, while tokens are created, deleted, updated and expire between pages (seeded property)', async () => {
+    const updater = as(h.app, await privateKey(h, 'token:create', 'token:delete', 'token:update', 'token:read'));
+    const op = fc.record({ kind: fc.constantFrom('create', 'delete', 'update', 'tick'), at: fc.integer({ min: 0, max: 5 }), pick: fc.nat() });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ at: fc.integer({ min: 0, max: 3 }), ttl: fc.option(fc.integer({ min: 1, max: 6 })) }), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.array(op, { maxLength: 3 }), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.boolean(),
+        async (initial, between, size, viaSearch) => {
+          run += 1;
+          const origin = start + 100_000 + run * 1_000;
+          let now = origin + 10;
+          // Each token's expiry; the ones created or deleted during the walk are promised nothing.
+          const expiries = new Map<string, number | undefined>();
+          const promisedNothing = new Set<string>();
+          for (const [i, token] of initial.entries()) {
+            h.clock.set(new Date(origin + token.at));
+            const expires = token.ttl === null ? undefined : now + token.ttl;
+            const body = { id: `w${run}-${i}`, type: 'token', data: 'x', metadata: { run: String(run) }, ...(expires ? { expires_at: new Date(expires).toISOString() } : {}) };
+            expiries.set((await updater.post('/tokens').send(body).expect(201)).body.id as string, expires);
+          }
+          h.clock.set(new Date(now));
+          const alive = (): string[] => [...expiries].filter(([, at]) => at === undefined || at > now).map(([id]) => id);
+          let page = 0;
+          const seen = await walk(reader, viaSearch ? searchPage : listPage, viaSearch ? { query: `metadata.run:${run}` } : { 'metadata.run': String(run) }, size, async () => {
+            for (const change of between[page++] ?? []) {
+              const ids = alive();
+              const target = ids[change.pick % Math.max(ids.length, 1)];
+              if (change.kind === 'create') {
+                h.clock.set(new Date(origin + change.at));
+                const id = `w${run}-new${page}-${change.pick}`;
+                if ((await updater.post('/tokens').send({ id, type: 'token', data: 'x', metadata: { run: String(run) } })).status === 201) {
+                  expiries.set(id, undefined);
+                  promisedNothing.add(id);
+                }
+                h.clock.set(new Date(now));
+              } else if (change.kind === 'delete' && target) {
+                await updater.delete(`/tokens/${target}`).expect(204);
+                expiries.delete(target);
+                promisedNothing.add(target);
+              } else if (change.kind === 'update' && target) {
+                await updater.patch(`/tokens/${target}`).set('Content-Type', 'application/merge-patch+json').send({ metadata: { run: String(run), n: String(change.pick) } }).expect(200);
+              } else if (change.kind === 'tick') {
+                now += 1;
+                h.clock.set(new Date(now));
+              }
+            }
+          });
+          expect([...counts(seen)].filter(([, n]) => n > 1)).toEqual([]);
+          // Every token that was there from the first page to the last, and still is, was seen.
+          expect(alive().filter((id) => !promisedNothing.has(id) && !seen.includes(id))).toEqual([]);
+        },
+      ),
+      { seed: 20261123, numRuns: 40 },
+    );
+  });
+
   it("pages through the Basis Theory SDK's own pagers (listV2, searchV2)", async () => {
     const ids = await createMany(23, (i) => ({ type: 'token', data: `v${i}`, metadata: { batch: i % 2 ? 'odd' : 'even' } }));
     const server = h.app.listen(0, '127.0.0.1');
