@@ -42,7 +42,7 @@ export function createApp(container: DependencyContainer): Express {
   // percent of every request in profiles. A path no route knows is a 404 whether or not a key came with it.
   const tokenUseCases = container.resolve<TokenUseCases>(TOKENS.TokenUseCases);
   tokenRoutes(app, auth, tokenUseCases, json, mergePatchJson);
-  bulkRoutes(app, auth, tokenUseCases, json, { detokenize: config.detokenizeLimit });
+  bulkRoutes(app, auth, tokenUseCases, json, { detokenize: config.detokenizeLimit, body: config.bodyLimitBytes });
   tokenV2Routes(app, auth, tokenUseCases, json);
   tokenIntentRoutes(app, auth, container.resolve<TokenIntentUseCases>(TOKENS.TokenIntentUseCases), json);
   applicationRoutes(app, auth, container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json);

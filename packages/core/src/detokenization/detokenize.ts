@@ -10,7 +10,7 @@ import type { TokenDeps } from '../tokens/token-deps';
 import { openToken } from '../tokens/token-sealing';
 import { type TokenView, viewToken } from '../tokens/token-view';
 import { requireWithinLimit } from '../tokens/tokenize';
-import { type DetokenizationExpression, interpolate, type ReadText, readDetokenization } from './grammar';
+import { asText, type DetokenizationExpression, interpolate, type ReadText, readDetokenization } from './grammar';
 
 /** A string of the body that holds expressions, and where it is. */
 interface Found {
@@ -31,6 +31,20 @@ export interface DetokenizeOptions {
   /** The most distinct tokens one call may name, and the setting that sets it (named in the error). */
   readonly limit: number;
   readonly limitSetting: string;
+  /**
+   * The most characters the values put into the answer may total, each use of a value counted (JSON text for what
+   * is not a string), and how the error names that bound. A token named many times is charged each time, so a small
+   * body cannot make an answer far larger than itself.
+   */
+  readonly answerLimit: number;
+  readonly answerLimitSetting: string;
+}
+
+/** One expression's value, worked out once however many strings use it: its size as text, or why it has none. */
+interface Rendered {
+  readonly value: unknown;
+  readonly size: number;
+  readonly error?: string;
 }
 
 const isPlainObject = (node: unknown): node is Record<string, unknown> => typeof node === 'object' && node !== null && !Array.isArray(node);
@@ -55,24 +69,25 @@ export class Detokenize {
     const now = this.deps.clock.now();
     const stored = await this.deps.tokens.findMany(actor.tenantId, [...firstPath.keys()], now);
     const views = await this.viewsOf(actor, found, stored, options, now);
-    const values = new Map<string, unknown>();
+    const values = new Map<string, Rendered>();
     const invalid: Record<string, string[]> = Object.create(null);
+    let budget = options.answerLimit;
     const valueOf = (path: string) => (e: DetokenizationExpression): unknown => {
       const key = `${e.wholeToken ? 't' : 'd'}\u0000${e.id}\u0000${e.path ?? ''}`;
-      if (values.has(key)) return values.get(key);
-      const view = views.get(e.id)!;
-      let value: unknown = e.wholeToken ? options.present(view) : (view.data ?? null);
-      if (e.path !== undefined) {
-        try {
-          value = json(value, e.path);
-        } catch (error) {
-          if (!(error instanceof ExpressionError)) throw error;
-          (invalid[path] ??= []).push(error.message);
-          value = null;
-        }
+      let rendered = values.get(key);
+      if (!rendered) {
+        rendered = render(views.get(e.id)!, e, options);
+        values.set(key, rendered);
       }
-      values.set(key, value);
-      return value;
+      if (rendered.error !== undefined) note(invalid, path, rendered.error);
+      budget -= rendered.size;
+      if (budget < 0) {
+        throw ValidationError.field(
+          'body',
+          `The detokenized values may total at most ${options.answerLimit} characters (${options.answerLimitSetting}); this request's come to more.`,
+        );
+      }
+      return rendered.value;
     };
     const rendered = new Map<number, unknown>();
     for (const { ordinal, path, text, read } of found) {
@@ -122,6 +137,20 @@ export class Detokenize {
     }
     return views;
   }
+}
+
+/** What one expression names, as the caller may see it; a json path that matches nothing has no value but an error. */
+function render(view: TokenView, e: DetokenizationExpression, options: DetokenizeOptions): Rendered {
+  let value: unknown = e.wholeToken ? options.present(view) : (view.data ?? null);
+  if (e.path !== undefined) {
+    try {
+      value = json(value, e.path);
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error;
+      return { value: null, size: 0, error: error.message };
+    }
+  }
+  return { value, size: asText(value).length };
 }
 
 function note(errors: Record<string, string[]>, path: string, message: string): void {

@@ -1,11 +1,21 @@
 import type { FieldErrors } from './errors';
 
-/** `['rules', 0, 'transform']` → `rules[0].transform`: how errors name a field of a request. The root is `''`. */
+/** A key the dotted form would misread (empty, or holding `.`, `[`, `]` or a quote) is written `['a.b']`. */
+const QUOTED_KEY = /^$|[.[\]'"]/;
+
+/**
+ * `['rules', 0, 'transform']` → `rules[0].transform`: how errors name a field of a request. The root is `''`. Keys a
+ * caller chooses (a /tokenize or /detokenize body's, metadata's) may hold anything, so one the dotted form would
+ * misread is written as a JSONPath normalized path writes it (`['a.b']`, `['it\'s']`): `{"a.b": …}` and
+ * `{"a": {"b": …}}` are never named alike.
+ */
 export function fieldPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const part of path) {
+    const key = String(part);
     if (typeof part === 'number') out += `[${part}]`;
-    else out += out === '' ? String(part) : `.${String(part)}`;
+    else if (QUOTED_KEY.test(key)) out += `['${key.replace(/[\\']/g, '\\$&')}']`;
+    else out += out === '' ? key : `.${key}`;
   }
   return out;
 }

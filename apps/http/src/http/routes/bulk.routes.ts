@@ -1,4 +1,5 @@
 import {
+  errorsWithin,
   mapTokenizeBody,
   requireTokenPermission,
   requireWithinLimit,
@@ -20,7 +21,16 @@ import { validate } from '../validate';
 export interface BulkLimits {
   /** The most distinct tokens one POST /detokenize may name (`SVC_DETOKENIZE_LIMIT`). */
   readonly detokenize: number;
+  /** The request body limit (`SVC_BODY_LIMIT`), in bytes: a detokenize answer's values may total ten times it. */
+  readonly body: number;
 }
+
+/**
+ * How many body limits of values one POST /detokenize answer may hold. A hundred card tokens render a few kilobytes;
+ * the bound is for a token named thousands of times (each use is charged), which would otherwise make a 40 KB body
+ * into an answer longer than any string the process can build.
+ */
+const ANSWER_BODY_LIMITS = 10;
 
 /** A request body that is there: a JSON value (not nothing), with nothing no schema should see (see validate). */
 function jsonValue(body: unknown): unknown {
@@ -41,10 +51,10 @@ function tokenizeItems(leaves: readonly TokenizeLeaf[]): TokenizeItem[] {
       continue;
     }
     try {
-      items.push({ path: leaf.path, input: createTokenInput(validate(createTokenSchema, leaf.node, leaf.path === '' ? [] : [leaf.path])) });
+      items.push({ path: leaf.path, input: createTokenInput(validate(createTokenSchema, leaf.node)) });
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
-      Object.assign(errors, error.errors);
+      Object.assign(errors, errorsWithin(leaf.path, error.errors));
     }
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
@@ -90,6 +100,8 @@ export function bulkRoutes(router: IRouter, auth: RequestHandler, useCases: Toke
         present: presentToken,
         limit: limits.detokenize,
         limitSetting: 'SVC_DETOKENIZE_LIMIT',
+        answerLimit: ANSWER_BODY_LIMITS * limits.body,
+        answerLimitSetting: `${ANSWER_BODY_LIMITS} × SVC_BODY_LIMIT`,
       });
       sendJson(res, 200, answer);
     },
