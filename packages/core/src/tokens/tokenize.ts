@@ -5,6 +5,7 @@ import { errorsWithin, fieldPath } from '../shared/field-path';
 import type { ClaimedTokenIntent, TokenIntentClaims } from '../token-intents/token-intent-claims';
 import type { CreateToken, CreateTokenInput, PreparedToken } from './create-token';
 import type { TokenDeps } from './token-deps';
+import type { CreateManyOutcome } from './token.repository';
 import type { TokenView } from './token-view';
 
 /**
@@ -96,9 +97,13 @@ export class Tokenize {
     const claimed: ClaimedTokenIntent[] = [];
     let stored = false;
     try {
-      const results = await this.createAll(actor, items, keys, now, claimed);
+      const { prepared, outcomes } = await this.createAll(actor, items, keys, now, claimed);
+      // The tokens exist from here: an intent that became one stays used up, whatever becomes of the answer.
       stored = true;
-      return results;
+      return outcomes.map((created, i) => ({
+        view: this.create.answer(actor, prepared[i]!, created, keys, now),
+        deduplicated: created.status === 'existing',
+      }));
     } finally {
       // Nothing was made of the intents taken: they go back, so the call can be corrected and sent again.
       if (!stored) for (const intent of claimed) await this.intents!.release(intent);
@@ -111,7 +116,7 @@ export class Tokenize {
     keys: Parameters<CreateToken['prepare']>[2],
     now: Date,
     claimed: ClaimedTokenIntent[],
-  ): Promise<TokenizeResult[]> {
+  ): Promise<{ prepared: readonly PreparedToken[]; outcomes: Extract<CreateManyOutcome, { status: 'created' }>['outcomes'] }> {
     const invalid: Record<string, readonly string[]> = Object.create(null);
     const refused: Record<string, readonly string[]> = Object.create(null);
     const prepared: PreparedToken[] = [];
@@ -138,10 +143,7 @@ export class Tokenize {
         [field]: ['A token with this id already exists.'],
       });
     }
-    return outcome.outcomes.map((created, i) => ({
-      view: this.create.answer(actor, prepared[i]!, created, keys, now),
-      deduplicated: created.status === 'existing',
-    }));
+    return { prepared, outcomes: outcome.outcomes };
   }
 
   /** The item's request with the data of the intent it names, taken for it (and noted, to give back on failure). */
