@@ -89,6 +89,27 @@ export function describeTokenBulkContract(store: () => Store): void {
       expect(await count(T1)).toBe(1);
     });
 
+    it('leaves no trace of a call that stored nothing, also when calls are sent turn after turn and overlap', async () => {
+      // Each call deduplicates one new fingerprint, then races for one id; the losers' fingerprints must not be found.
+      const calls = Array.from({ length: 6 }, (_, i) => [
+        deduplicated(aStoredToken().inTenant(T1).with({ fingerprint: `fp-lost-${i}` }).build()),
+        deduplicated(aStoredToken().inTenant(T1).with({ fingerprint: 'fp-shared' }).build()),
+        plain({ ...aStoredToken().inTenant(T1).build(), id: 'contested-id' }),
+      ]);
+      const pending: Array<ReturnType<Store['tokens']['createMany']>> = [];
+      for (const batch of calls) {
+        pending.push(store().tokens.createMany(batch, NOW));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const outcomes = await Promise.all(pending);
+      const winner = outcomes.findIndex((o) => o.status === 'created');
+      expect(outcomes.map((o) => o.status).filter((s) => s === 'created')).toHaveLength(1);
+      expect(await count(T1)).toBe(3);
+      const again = calls.map((_, i) => deduplicated(aStoredToken().inTenant(T1).with({ fingerprint: `fp-lost-${i}` }).build()));
+      const retry = await store().tokens.createMany(again, NOW);
+      expect(retry.status === 'created' && retry.outcomes.map((o) => o.status)).toEqual(calls.map((_, i) => (i === winner ? 'existing' : 'created')));
+    });
+
     it('answers an empty call with no outcomes', async () => {
       expect(await store().tokens.createMany([], NOW)).toEqual({ status: 'created', outcomes: [] });
     });
