@@ -221,6 +221,23 @@ describe('bulk calls under attack', () => {
       expect((await as(h.app, masked).post('/detokenize').send({ p: `{{ ${cardId} | json: '$.number.length' }}` }).expect(200)).body).toEqual({ p: 16 });
     });
 
+    it('keeps every key: a json path to a field the token does not show matches nothing, as one to hidden data does', async () => {
+      const plain = (await as(h.app, key).post('/tokens').send({ type: 'token', data: 'x' }).expect(201)).body.id;
+      for (const field of ['expires_at', 'modified_by', 'search_indexes']) {
+        const expression = `{{ token: ${plain} | json: '$.${field}' }}`;
+        const res = await as(h.app, key).post('/detokenize').send({ a: expression, b: [expression], c: `x${expression}` });
+        expect({ field, status: res.status, errors: res.body.errors }).toEqual({
+          field,
+          status: 400,
+          errors: { a: [expect.stringMatching(/must match exactly one value/)], 'b[0]': [expect.any(String)], c: [expect.any(String)] },
+        });
+      }
+      const masked = await privateKey(h, 'token:read');
+      const hidden = await as(h.app, masked).post('/detokenize').send({ b: [`{{ token: ${plain} | json: '$.data' }}`] }).expect(400);
+      expect(Object.keys(hidden.body.errors)).toEqual(['b[0]']);
+      expect((await as(h.app, key).post('/detokenize').send({ m: `{{ token: ${plain} | json: '$.metadata' }}` }).expect(200)).body).toEqual({ m: {} });
+    });
+
     it('answers a session only what its rules let it read', async () => {
       const backend = await privateKey(h, 'session:authorize', 'token:read', 'token:use');
       const pub = (await as(h.app, h.key).post('/applications').send({ name: 'web', type: 'public', permissions: ['session:create', 'token:create'] }).expect(201)).body.key;

@@ -149,6 +149,9 @@ function render(view: TokenView, e: DetokenizationExpression, options: Detokeniz
       if (!(error instanceof ExpressionError)) throw error;
       return { value: null, size: 0, error: error.message };
     }
+    // A field the token has no value for (`$.expires_at` of one that never expires) is not shown by the API either:
+    // it matches nothing, rather than taking the key that held the expression out of the answer.
+    if (value === undefined) return { value: null, size: 0, error: 'json: the JSONPath expression must match exactly one value.' };
   }
   return { value, size: asText(value).length };
 }
