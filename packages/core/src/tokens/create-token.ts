@@ -12,7 +12,8 @@ import { validateTokenId } from './token-id';
 import { parseTokenExpiry } from './token-expiry';
 import { computeMaterials } from './token-materials';
 import { openToken, sealToken } from './token-sealing';
-import { isTokenTypeName, tokenType } from './token-types';
+import { isTokenTypeName, type TokenTypeName, tokenType, withoutCvc } from './token-types';
+import { isRecord } from './data-rules';
 import { type TokenView, viewToken } from './token-view';
 import type { ClaimedTokenIntent, TokenIntentClaims } from '../token-intents/token-intent-claims';
 
@@ -87,7 +88,7 @@ export class CreateToken {
     const fingerprintExpression = input.fingerprintExpression ?? type.defaultFingerprintExpression;
     const searchIndexes = resolveSearchIndexes(type, input.searchIndexes);
     const mask = resolveMask(this.deps.expressions, type, input.mask, data);
-    const id = this.tokenId(input.id, data);
+    const id = this.tokenId(input.id, type.name, data);
     const expiresAt = input.expiresAt === undefined ? undefined : parseTokenExpiry(input.expiresAt, now);
     const transform = requireTransform(actor, 'token:create', { id, containers });
 
@@ -122,15 +123,27 @@ export class CreateToken {
     return viewToken(this.deps.expressions, prepared.token, prepared.transform, this.deps.policy, now);
   }
 
-  /** A literal id, an id expression (an alias) evaluated on the data, or a new UUID. */
-  private tokenId(requested: string | undefined, data: unknown): string {
+  /**
+   * A literal id, an id expression (an alias) evaluated on the data, or a new UUID. An expression sees a card without
+   * its cvc: the cvc is erased after its retention, an id stays for the token's life.
+   */
+  private tokenId(requested: string | undefined, type: TokenTypeName, data: unknown): string {
     if (requested === undefined) return this.deps.ids.next();
     if (!ExpressionEngine.isExpression(requested)) return validateTokenId(requested);
-    const id = this.deps.expressions.render('id', requested, { data });
-    // Ids are stored and shown in the clear: an expression must make an alias, not copy the data into the id.
-    if (typeof data === 'string' && data.length >= 4 && id.includes(data)) {
+    const visible = withoutCvc(type, data);
+    const id = this.deps.expressions.render('id', requested, { data: visible });
+    // Ids are stored and shown in the clear: an expression must make an alias, not copy the data (or any text in it,
+    // such as a card's number) into the id.
+    if (textsOf(visible).some((text) => text.length >= 4 && id.includes(text))) {
       throw ValidationError.field('id', 'An id expression must not contain the token data; use an alias filter.');
     }
     return validateTokenId(id);
   }
+}
+
+/** Every string in `data`: the data itself, or each one found in its objects and arrays, however deep. */
+function textsOf(data: unknown): string[] {
+  if (typeof data === 'string') return [data];
+  if (Array.isArray(data)) return data.flatMap(textsOf);
+  return isRecord(data) ? Object.values(data).flatMap(textsOf) : [];
 }

@@ -1,0 +1,61 @@
+import { applicationKey, as, harness, type Harness, privateKey } from './harness';
+
+const NUMBER = '4242424242424242';
+const CARD = { number: NUMBER, expiration_month: 12, expiration_year: 2030, cvc: '987' };
+const BANK = { routing_number: '021000021', account_number: '1234567890123' };
+
+/**
+ * Ids are stored and shown in the clear, so an id expression must make an alias of the data, never copy it: for
+ * every type of data (a card's or a bank account's attributes, not only a string), and never the cvc, which is
+ * erased after its retention while an id stays for the token's life.
+ */
+describe('id expressions never copy token data into the id', () => {
+  let h: Harness;
+  let backend: ReturnType<typeof as>;
+
+  beforeEach(async () => {
+    h = await harness();
+    backend = as(h.app, await privateKey(h, 'token:intent:create', 'token:create', 'token:read', 'token:search', 'token:use'));
+  });
+
+  const refused = async (body: object): Promise<void> => {
+    const res = await backend.post('/tokens').send(body).expect(400);
+    expect(Object.keys(res.body.errors)).toEqual(['id']);
+    expect(res.text).not.toContain(NUMBER);
+  };
+
+  it.each([
+    ["a card's number", { type: 'card', data: CARD, id: '{{ data.number }}' }],
+    ["a card's number inside other text", { type: 'card', data: CARD, id: 'card-{{ data.number }}-x' }],
+    ["a bank account's number", { type: 'bank', data: BANK, id: 'acct-{{ data.account_number }}' }],
+    ['a string nested in token data', { type: 'token', data: { customer: { iban: 'DE89370400440532013000' } }, id: 'c-{{ data.customer.iban }}' }],
+  ])('refuses an id expression that copies %s, storing nothing', async (_case, body) => {
+    await refused(body);
+    const search = await backend.post('/tokens/search').send({ query: '' }).expect(200);
+    expect(search.body.pagination.total_items).toBe(0);
+  });
+
+  it('never lets the cvc into an id: an id expression sees the card without it', async () => {
+    const res = await backend.post('/tokens').send({ type: 'card', data: CARD, id: 'cvc-{{ data.cvc }}-{{ data.number | last4 }}' }).expect(201);
+    expect(res.body.id).toBe('cvc--4242');
+  });
+
+  it('refuses, over POST /tokens and POST /tokenize, an id that would show the number of a token intent, and keeps the intent', async () => {
+    const intent = (await backend.post('/token-intents').send({ type: 'card', data: CARD }).expect(201)).body;
+    await refused({ token_intent_id: intent.id, id: '{{ data.number }}' });
+    const bulk = await backend.post('/tokenize').send([{ type: 'card', token_intent_id: intent.id, id: 'x-{{ data.number }}' }]).expect(400);
+    expect(Object.keys(bulk.body.errors)).toEqual(['[0].id']);
+    expect(bulk.text).not.toContain(NUMBER);
+    const token = (await backend.post('/tokens').send({ token_intent_id: intent.id, id: '{{ data.number | alias_preserve_format: 0, 4 }}' }).expect(201)).body;
+    expect(token.id).toMatch(/^\d{12}4242$/);
+    expect(token.id).not.toBe(NUMBER);
+  });
+
+  it('keeps aliases of object data working', async () => {
+    const pub = as(h.app, await applicationKey(h, { name: 'web', type: 'public', permissions: ['token:create'] }));
+    const res = await pub.post('/tokens').send({ type: 'card', data: CARD, id: 'card_{{ data.number | alias_preserve_length }}' }).expect(201);
+    expect(res.body.id).toMatch(/^card_[0-9a-z]{16}$/);
+    const bank = await backend.post('/tokens').send({ type: 'bank', data: BANK, id: 'bank_{{ data.account_number | alias_preserve_format: 0, 4 }}' }).expect(201);
+    expect(bank.body.id).toMatch(/^bank_\d{9}0123$/);
+  });
+});
