@@ -35,6 +35,7 @@ describe('cardBrand', () => {
     ['213112345678901', 'jcb'],
     ['6200000000000005', 'unionpay'],
     ['8171999927660000', 'unionpay'],
+    ['8100000000000000', 'unionpay'],
     ['6759649826438453', 'maestro'],
     ['5018000000000009', 'maestro'],
     ['6304000000000000', 'maestro'],
@@ -55,6 +56,8 @@ describe('cardBrand', () => {
     ['the gap between Mir and Mastercard', '2205000000000000'],
     ['the gap below Mastercard 2-series', '2220999999999999'],
     ['the gap after Mastercard 2-series', '2721000000000000'],
+    ["the 81 numbers past UnionPay's 810000–817199", '8172000000000000'],
+    ['the end of the 81 series', '8199999999999999'],
     ['an empty string', ''],
     ['something that is not digits', '4242-4242-4242-4242'],
   ])('answers unknown for %s', (_case, number) => {
