@@ -53,6 +53,34 @@ describe('bulk calls under attack', () => {
     });
   });
 
+  describe('the root of the body', () => {
+    it('is a request named from its own fields, or a value, or null; errors about it name its fields or the body', async () => {
+      const invalid = await as(h.app, key).post('/tokenize').send({ type: 'card_number', data: '4242424242424241' }).expect(400);
+      expect(Object.keys(invalid.body.errors)).toEqual(['data']);
+      await as(h.app, key).post('/tokens').send({ id: 'root-id', type: 'token', data: 'x' }).expect(201);
+      const taken = await as(h.app, key).post('/tokenize').send({ id: 'root-id', type: 'token', data: 'y' }).expect(409);
+      expect(taken.body.errors).toEqual({ id: ['A token with this id already exists.'] });
+      const scoped = await applicationKey(h, {
+        name: 'pci only',
+        type: 'private',
+        rules: [{ description: 'pci', priority: 1, container: '/pci/', transform: 'reveal', permissions: ['token:create'] }],
+      });
+      const refused = await as(h.app, scoped).post('/tokenize').set('Content-Type', 'application/json').send('"general text"').expect(403);
+      expect(Object.keys(refused.body.errors)).toEqual(['body']);
+      const nothing = await as(h.app, key).post('/tokenize').set('Content-Type', 'application/json').send('null').expect(201);
+      expect(nothing.text).toBe('null');
+      expect(await tokenCount(h, key)).toBe(1);
+    });
+
+    it('counts every value toward SVC_TOKENIZE_LIMIT however deep it sits', async () => {
+      const small = await harness({ SVC_TOKENIZE_LIMIT: '2' });
+      const k = await privateKey(small, 'token:create', 'token:search');
+      const res = await as(small.app, k).post('/tokenize').send([[['a']], { b: [[{ c: 'c' }]] }, [[[[true]]]]]).expect(400);
+      expect(res.body.errors.body[0]).toMatch(/At most 2 tokens.*this request has 3/);
+      expect(await tokenCount(small, k)).toBe(0);
+    });
+  });
+
   describe('the size of a detokenize answer', () => {
     it('is bounded: one small token named many times cannot make an answer many times the body limit', async () => {
       const small = await harness({ SVC_BODY_LIMIT: '64kb' });
@@ -236,6 +264,27 @@ describe('bulk calls under attack', () => {
       const hidden = await as(h.app, masked).post('/detokenize').send({ b: [`{{ token: ${plain} | json: '$.data' }}`] }).expect(400);
       expect(Object.keys(hidden.body.errors)).toEqual(['b[0]']);
       expect((await as(h.app, key).post('/detokenize').send({ m: `{{ token: ${plain} | json: '$.metadata' }}` }).expect(200)).body).toEqual({ m: {} });
+    });
+
+    it('renders once: data that is itself an expression comes back as text, never read again', async () => {
+      const pciOnly = await applicationKey(h, {
+        name: 'pci',
+        type: 'private',
+        rules: [{ description: 'pci', priority: 1, container: '/pci/', transform: 'reveal', permissions: ['token:create', 'token:read'] }],
+      });
+      const planted = `{{ ${cardId} | json: '$.number' }}`;
+      const carrier = (await as(h.app, pciOnly).post('/tokens').send({ type: 'token', data: planted, containers: ['/pci/low/'] }).expect(201)).body.id;
+      const secret = (await as(h.app, key).post('/tokens').send({ type: 'token', data: 'general secret' }).expect(201)).body.id;
+      await as(h.app, pciOnly).post('/tokens').send({ id: 'pci-carrier-2', type: 'token', data: { inner: `{{ ${secret} }}` }, containers: ['/pci/low/'] }).expect(201);
+      const res = await as(h.app, pciOnly)
+        .post('/detokenize')
+        .send({ a: `{{ ${carrier} }}`, b: `see {{ ${carrier} }}`, c: '{{ token: pci-carrier-2 }}', d: "{{ pci-carrier-2 | json: '$.inner' }}" })
+        .expect(200);
+      expect(res.body.a).toBe(planted);
+      expect(res.body.b).toBe(`see ${planted}`);
+      expect(res.body.c.data).toEqual({ inner: `{{ ${secret} }}` });
+      expect(res.body.d).toBe(`{{ ${secret} }}`);
+      expect(res.text).not.toContain('general secret');
     });
 
     it('answers a session only what its rules let it read', async () => {
