@@ -18,15 +18,19 @@ export function checkpointScript(): string | undefined {
 /** A thread that checkpoints the WAL in the background while the writer thread commits. */
 export class Checkpointer {
   private readonly worker: Worker;
+  private exited = false;
 
   constructor(file: string, script: string, intervalMs = 100) {
     this.worker = new Worker(script, { workerData: { file, intervalMs } });
     this.worker.unref();
     // A checkpointer that fails leaves the WAL to the writer's backstop: nothing is lost, writes go on.
     this.worker.on('error', () => undefined);
+    this.worker.once('exit', () => (this.exited = true));
   }
 
   async close(): Promise<void> {
+    // One that has exited would never answer: the close would wait out the timer below for nothing.
+    if (this.exited) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 2_000);
       this.worker.once('message', () => {

@@ -27,6 +27,8 @@ export class ThreadTokenWriter extends BatchingWriter {
   private readonly worker: Worker;
   private seq = 0;
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: unknown) => void }>();
+  /** Set once the thread has exited: nothing posted after that would ever be answered. */
+  private exited: Error | undefined;
 
   /** `autocheckpoint`: WAL pages after which a commit checkpoints (SQLite's default 1,000 when a checkpointer is absent). */
   constructor(file: string, script: string, autocheckpoint?: number) {
@@ -46,7 +48,10 @@ export class ThreadTokenWriter extends BatchingWriter {
       this.pending.clear();
     };
     this.worker.on('error', failAll);
-    this.worker.on('exit', (code) => failAll(new Error(`the SQLite writer thread exited (${code})`)));
+    this.worker.on('exit', (code) => {
+      this.exited = new Error(`the SQLite writer thread exited (${code})`);
+      failAll(this.exited);
+    });
   }
 
   protected async commit(batch: readonly TokenWrite[]): Promise<Array<{ ok: boolean; value: unknown }>> {
@@ -62,6 +67,8 @@ export class ThreadTokenWriter extends BatchingWriter {
   }
 
   private send(message: { batch?: readonly TokenWrite[]; close?: boolean }): Promise<Reply> {
+    // A thread that has exited drops what is posted to it: its writes fail at once rather than wait forever.
+    if (this.exited) return Promise.reject(this.exited);
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {
       if (this.pending.size === 0) this.worker.ref();
