@@ -6,7 +6,7 @@ import { requirePermission } from '../auth/authorize';
 import type { Keyring } from '../crypto/keyring';
 import type { ExpressionEngine } from '../expressions';
 import { computeMaterials } from '../tokens/token-materials';
-import { tokenType } from '../tokens/token-types';
+import { tokenType, withoutCvc } from '../tokens/token-types';
 import { isTokenIntentType, type StoredTokenIntent, type TokenIntentRepository } from './token-intent';
 import { openIntentData, sealIntentData } from './token-intent-sealing';
 import { type TokenIntentView, viewTokenIntent } from './token-intent-view';
@@ -60,7 +60,9 @@ export class CreateTokenIntent {
       id,
       tenantId: actor.tenantId,
       type: input.type,
-      sealedData: sealIntentData(keys, id, data),
+      // A token made of the intent never gets the cvc, and an intent outlives a cvc's retention (a day against an
+      // hour by default): it is checked, then dropped, never kept.
+      sealedData: sealIntentData(keys, id, withoutCvc(type.name, data)),
       fingerprint,
       createdBy: actor.applicationId,
       createdAt: now,

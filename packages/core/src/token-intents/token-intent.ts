@@ -17,7 +17,7 @@ export interface StoredTokenIntent {
   readonly id: string;
   readonly tenantId: string;
   readonly type: TokenIntentType;
-  /** The validated data, sealed; a card's cvc included. Secret once opened. */
+  /** The validated data, sealed, without a card's cvc (checked at creation, never kept). Secret once opened. */
   readonly sealedData: Uint8Array;
   /** What a token of this type and data would have as its fingerprint (keyed, per tenant and type). */
   readonly fingerprint: string;
