@@ -59,3 +59,52 @@ describe('id expressions never copy token data into the id', () => {
     expect(bank.body.id).toMatch(/^bank_\d{9}0123$/);
   });
 });
+
+describe('id expressions that transform the data before copying it', () => {
+  let h: Harness;
+  let backend: ReturnType<typeof as>;
+
+  beforeEach(async () => {
+    h = await harness();
+    backend = as(h.app, await privateKey(h, 'token:intent:create', 'token:create', 'token:read', 'token:use'));
+  });
+
+  it.each([
+    ['all but one digit', "{{ data.number | slice: 0, 15 }}"],
+    ['the digits joined by dashes', "{{ data.number | split: '' | join: '-' }}"],
+    ['the number upper-cased inside text', "n{{ data.number | upcase }}n"],
+  ])('refuses %s, naming id', async (_case, id) => {
+    const res = await backend.post('/tokens').send({ type: 'card', data: CARD, id }).expect(400);
+    expect(Object.keys(res.body.errors)).toEqual(['id']);
+    expect(res.text).not.toContain(NUMBER.slice(0, 15));
+  });
+
+  it('still takes aliases that keep a BIN and the last four digits in the clear', async () => {
+    const res = await backend.post('/tokens').send({ type: 'card', data: CARD, id: '{{ data.number | alias_card: true, true }}' }).expect(201);
+    expect(res.body.id).toMatch(/^42424242\d{4}4242$/);
+    expect(res.body.id).not.toBe(NUMBER);
+  });
+});
+
+describe('a token made of an intent by a key that may not reveal its data', () => {
+  it('takes neither a mask nor an id expression of the caller (either would print the number), and gives the intent back', async () => {
+    const h = await harness();
+    const intents = as(h.app, await privateKey(h, 'token:intent:create', 'token:intent:read'));
+    const masked = as(h.app, await privateKey(h, 'token:create'));
+    const intent = (await intents.post('/token-intents').send({ type: 'card', data: CARD }).expect(201)).body.id as string;
+    for (const [field, extra] of [['mask', { mask: { number: '{{ data.number }}' } }], ['id', { id: '{{ data.number | alias_card: true, true }}' }]] as const) {
+      const res = await masked.post('/tokens').send({ type: 'card', token_intent_id: intent, ...extra }).expect(400);
+      expect(Object.keys(res.body.errors)).toEqual([field]);
+      expect(res.text).not.toContain(NUMBER);
+      const bulk = await masked.post('/tokenize').send({ c: { type: 'card', token_intent_id: intent, ...extra } }).expect(400);
+      expect(Object.keys(bulk.body.errors)).toEqual([`c.${field}`]);
+    }
+    await intents.get(`/token-intents/${intent}`).expect(200);
+    const made = await masked.post('/tokens').send({ type: 'card', token_intent_id: intent }).expect(201);
+    expect(made.body.data.number).toBe('XXXXXXXXXXXX4242');
+    const revealing = as(h.app, await privateKey(h, 'token:create', 'token:use'));
+    const second = (await intents.post('/token-intents').send({ type: 'card', data: CARD }).expect(201)).body.id as string;
+    const shown = await revealing.post('/tokens').send({ type: 'card', token_intent_id: second, mask: { last4: '{{ data.number | last4 }}' } }).expect(201);
+    expect(shown.body.data.number).toBe(NUMBER);
+  });
+});

@@ -91,6 +91,7 @@ export class CreateToken {
     const id = this.tokenId(input.id, type.name, data);
     const expiresAt = input.expiresAt === undefined ? undefined : parseTokenExpiry(input.expiresAt, now);
     const transform = requireTransform(actor, 'token:create', { id, containers });
+    if (input.tokenIntentId !== undefined && transform !== 'reveal') requireNoOutputsOfData(input);
 
     const materials = computeMaterials(this.deps.expressions, keys, { type: type.name, data, metadata, fingerprintExpression, searchIndexes });
     const token: Token = {
@@ -131,14 +132,49 @@ export class CreateToken {
     if (requested === undefined) return this.deps.ids.next();
     if (!ExpressionEngine.isExpression(requested)) return validateTokenId(requested);
     const visible = withoutCvc(type, data);
-    const id = this.deps.expressions.render('id', requested, { data: visible });
+    const id = validateTokenId(this.deps.expressions.render('id', requested, { data: visible }));
     // Ids are stored and shown in the clear: an expression must make an alias, not copy the data (or any text in it,
     // such as a card's number) into the id.
-    if (textsOf(visible).some((text) => text.length >= 4 && id.includes(text))) {
+    if (copiesData(id, textsOf(visible))) {
       throw ValidationError.field('id', 'An id expression must not contain the token data; use an alias filter.');
     }
-    return validateTokenId(id);
+    return id;
   }
+}
+
+/**
+ * A token made of an intent is made by a caller that may never have seen its data (a browser collected it): when that
+ * caller may not reveal it, it may not choose what the token shows either. A mask or an id expression of its own
+ * would print the number in the answer, or into the id.
+ */
+function requireNoOutputsOfData(input: CreateTokenInput): void {
+  const message = 'A token made of a token intent by a key that may not reveal it takes the type\'s default here.';
+  if (input.mask !== undefined) throw ValidationError.field('mask', message);
+  if (input.id !== undefined && ExpressionEngine.isExpression(input.id)) throw ValidationError.field('id', message);
+}
+
+/** Characters of the data an id may hold in one run: an alias may keep a card's BIN (up to 8 digits) in the clear. */
+const LONGEST_KEPT_RUN = 8;
+
+const letterAndDigits = (text: string): string => text.replace(/[^\p{L}\p{N}]/gu, '').toLowerCase();
+
+/**
+ * Whether `id` holds any text of the data (4 characters or more), or a run of more than LONGEST_KEPT_RUN of its
+ * letters and digits with the separators and case set aside (`slice: 0, 15`, or the digits joined by dashes). A
+ * heuristic against copying: an alias filter keeps at most a head and a tail.
+ */
+function copiesData(id: string, texts: readonly string[]): boolean {
+  if (texts.some((text) => text.length >= 4 && id.includes(text))) return true;
+  const run = LONGEST_KEPT_RUN + 1;
+  const plainId = letterAndDigits(id);
+  const runsOfId = new Set<string>();
+  for (let i = 0; i + run <= plainId.length; i++) runsOfId.add(plainId.slice(i, i + run));
+  if (runsOfId.size === 0) return false;
+  return texts.some((text) => {
+    const plain = letterAndDigits(text);
+    for (let i = 0; i + run <= plain.length; i++) if (runsOfId.has(plain.slice(i, i + run))) return true;
+    return false;
+  });
 }
 
 /** Every string in `data`: the data itself, or each one found in its objects and arrays, however deep. */
