@@ -24,7 +24,7 @@ export function readerScript(): string | undefined {
 
 /** A small pool of search readers, each with its own connection; searches go to the least busy one. */
 export class SearchReaders {
-  private readonly workers: Array<{ worker: Worker; busy: number }> = [];
+  private readonly workers: Array<{ worker: Worker; busy: number; dead?: true }> = [];
   private readonly waiters = new Map<number, Waiter & { slot: number }>();
   private seq = 0;
 
@@ -34,6 +34,11 @@ export class SearchReaders {
       worker.unref();
       worker.on('message', (reply: { seq: number; page?: ReaderPage; error?: string }) => this.settle(reply));
       worker.on('error', (error) => this.failSlot(i, error));
+      // A reader that stops answers nothing more: its searches fail, later ones go to the others (or to the caller).
+      worker.on('exit', (code) => {
+        this.workers[i]!.dead = true;
+        this.failSlot(i, new Error(`a search reader thread exited (${code})`));
+      });
       this.workers.push({ worker, busy: 0 });
     }
   }
@@ -46,9 +51,17 @@ export class SearchReaders {
     return this.post({ op: 'searchAfter', tenantId, query, request, now }) as Promise<KeysetPage<StoredToken>>;
   }
 
+  /** Whether any reader still runs; without one, searches run on the caller's connection. */
+  get alive(): boolean {
+    return this.workers.some((w) => !w.dead);
+  }
+
   private post(message: ReaderRequest): Promise<ReaderPage> {
-    let slot = 0;
-    for (let i = 1; i < this.workers.length; i++) if (this.workers[i]!.busy < this.workers[slot]!.busy) slot = i;
+    let slot = -1;
+    for (let i = 0; i < this.workers.length; i++) {
+      if (!this.workers[i]!.dead && (slot < 0 || this.workers[i]!.busy < this.workers[slot]!.busy)) slot = i;
+    }
+    if (slot < 0) return Promise.reject(new Error('no search reader thread is running'));
     const target = this.workers[slot]!;
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {

@@ -18,6 +18,18 @@ describeStoreContract('sqlite with every side-table leaf filtering, writing in-p
 );
 
 describe('searching on reader threads', () => {
+  it('answers on its own connection once every reader thread has stopped, and fails no search for good', async () => {
+    const store = openSqliteStore({ file: join(dir, `store-${++n}.db`), searchReaders: 1 });
+    const NOW = new Date('2026-01-01T00:00:00.000Z');
+    await store.tokens.create(aStoredToken().inTenant('t1').build(), { deduplicate: false, now: NOW });
+    const readers = (store as unknown as { readers: { workers: Array<{ worker: { terminate(): Promise<number> } }> } }).readers;
+    await readers.workers[0]!.worker.terminate();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await store.tokens.search('t1', { kind: 'all' }, { page: 1, size: 5 }, NOW)).total).toBe(1);
+    expect((await store.tokens.searchAfter('t1', { kind: 'all' }, { size: 5 }, NOW)).items).toHaveLength(1);
+    await store.close();
+  });
+
   describeSearchContract(async () => openSqliteStore({ file: join(dir, `store-${++n}.db`), searchReaders: 1 }));
   describeTokenKeysetContract(async () => openSqliteStore({ file: join(dir, `store-${++n}.db`), searchReaders: 1 }));
 });

@@ -97,7 +97,7 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
-    if (this.readers) return this.readers.search(tenantId, query, page, now);
+    if (this.readers?.alive) return this.readers.search(tenantId, query, page, now);
     const where = compileTokenQuery(query, tenantId, (leaf) => this.isBroad(tenantId, leaf));
     const clause = `t.tenant_id = ? AND ${LIVE} AND ${where.sql}`;
     const params = [tenantId, now.getTime(), ...where.params];
@@ -118,7 +118,7 @@ export class SqliteTokenRepository implements TokenRepository {
    * SQLite turns into a range of `tokens_by_created`: a deep page seeks its start instead of skipping rows.
    */
   async searchAfter(tenantId: string, query: TokenQuery, request: KeysetRequest, now: Date): Promise<KeysetPage<StoredToken>> {
-    if (this.readers) return this.readers.searchAfter(tenantId, query, request, now);
+    if (this.readers?.alive) return this.readers.searchAfter(tenantId, query, request, now);
     const { after, size } = request;
     const where = compileTokenQuery(query, tenantId, (leaf) => this.isBroad(tenantId, leaf));
     const sql = `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND ${LIVE}${after ? ' AND (t.created_at, t.id) < (?, ?)' : ''}
