@@ -69,3 +69,7 @@ export * from './shared/keyed-queue';
 export * from './tokens/tokenize';
 export * from './detokenization/grammar';
 export * from './detokenization/detokenize';
+export * from './outbound/ip-address';
+export * from './outbound/outbound-allow-list';
+export * from './outbound/outbound-policy';
+export * from './outbound/outbound-http';

@@ -1,0 +1,53 @@
+/**
+ * The one way svc sends HTTP requests to other hosts (webhook deliveries, the proxy). Every request passes the
+ * {@link OutboundPolicy}; redirects are never followed (a 3xx is an answer like any other).
+ *
+ * Bodies are buffered both ways, which suits webhooks. The proxy streams (beyond.md §7): it will need a `stream`
+ * variant of this port taking and returning byte streams, under the same policy, timeouts and connection pool.
+ */
+export interface OutboundHttp {
+  /** Resolves with the destination's answer, whatever its status; rejects with an {@link OutboundError}. */
+  send(request: OutboundRequest): Promise<OutboundResponse>;
+  /** Closes pooled connections; later sends fail. */
+  close(): Promise<void>;
+}
+
+export type OutboundHeaders = Readonly<Record<string, string | readonly string[]>>;
+
+export interface OutboundRequest {
+  readonly method: string;
+  /** Absolute `https:` URL (`http:` only for SVC_OUTBOUND_ALLOW hosts). May hold secrets in its query: never log it. */
+  readonly url: string;
+  readonly headers: OutboundHeaders;
+  /** May hold token data (the proxy): never logged. */
+  readonly body?: Uint8Array | string | undefined;
+  /** Milliseconds for the whole exchange: resolving, connecting, sending and reading the answer. */
+  readonly timeoutMs: number;
+}
+
+export interface OutboundResponse {
+  readonly status: number;
+  /** Lower-case names. */
+  readonly headers: OutboundHeaders;
+  readonly body: Uint8Array;
+}
+
+/**
+ * Why a request got no answer:
+ * - `refused`: the outbound policy refused the URL or a resolved address; nothing was sent, no socket opened.
+ * - `timeout`: no complete answer within `timeoutMs` (or the connect timeout).
+ * - `unreachable`: the name does not resolve, the connection failed or was cut, or TLS failed (untrusted certificate).
+ * - `response_too_large`: the answer's body passed the size bound; it was cut off.
+ */
+export type OutboundErrorKind = 'refused' | 'timeout' | 'unreachable' | 'response_too_large';
+
+/** A request that got no usable answer. The message names no resolved address and no request data. */
+export class OutboundError extends Error {
+  constructor(
+    readonly kind: OutboundErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OutboundError';
+  }
+}
