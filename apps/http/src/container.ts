@@ -306,6 +306,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     sessions: d.resolve<Store>(TOKENS.Store).sessions,
     tokens: d.resolve<Store>(TOKENS.Store).tokens,
     tokenIntents: d.resolve<Store>(TOKENS.Store).tokenIntents,
+    idempotency: d.resolve<Store>(TOKENS.Store).idempotency,
     keyring: d.resolve<Keyring>(TOKENS.Keyring),
     mailer: d.resolve<Mailer>(TOKENS.Mailer),
     clock: d.resolve<Clock>(TOKENS.Clock),

@@ -55,6 +55,8 @@ export * from './token-intents/token-intent';
 export * from './token-intents/token-intent-view';
 export * from './token-intents/token-intent-use-cases';
 export * from './token-intents/token-intent-claims';
+export * from './idempotency/idempotency';
+export * from './idempotency/idempotent-requests';
 export * from './tokens/manage-tokens';
 export * from './tokens/update-token';
 export * from './invitations/mailer';

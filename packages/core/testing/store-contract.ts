@@ -9,6 +9,7 @@ import { describeTokenKeysetContract } from './contracts/token-keyset.contract';
 import { describeSessionContract } from './contracts/sessions.contract';
 import { describeInvitationContract } from './contracts/invitations.contract';
 import { describeTokenIntentContract } from './contracts/token-intents.contract';
+import { describeIdempotencyContract } from './contracts/idempotency.contract';
 
 /** Opens a fresh, empty store for one test; the suite closes it. */
 export type StoreFactory = () => Promise<Store>;
@@ -28,6 +29,7 @@ export function describeStoreContract(name: string, open: StoreFactory): void {
     describeSessionContract(open);
     describeInvitationContract(open);
     describeTokenIntentContract(open);
+    describeIdempotencyContract(open);
   });
 }
 

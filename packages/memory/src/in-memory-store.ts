@@ -4,6 +4,7 @@ import { InMemoryDataKeyRepository, InMemoryTokenRepository } from './in-memory-
 import { InMemorySessionRepository } from './in-memory-session.repository';
 import { InMemoryInvitationRepository } from './in-memory-invitation.repository';
 import { InMemoryTokenIntentRepository } from './in-memory-token-intent.repository';
+import { InMemoryIdempotencyRepository } from './in-memory-idempotency.repository';
 import {
   InMemoryMemberRepository,
   InMemorySystemRepository,
@@ -23,6 +24,7 @@ export class InMemoryStore implements Store {
   readonly sessions = new InMemorySessionRepository();
   readonly invitations = new InMemoryInvitationRepository();
   readonly tokenIntents = new InMemoryTokenIntentRepository();
+  readonly idempotency = new InMemoryIdempotencyRepository();
 
   async close(): Promise<void> {}
 }

@@ -6,6 +6,7 @@ import type { DataKeyDocument } from './mongo-data-key.repository';
 import type { SessionDocument } from './session-document';
 import type { TokenDocument } from './token-document';
 import type { TokenIntentDocument } from './token-intent-document';
+import type { IdempotencyDocument } from './mongo-idempotency.repository';
 
 /** The collection of each kind of document, by name. */
 export const COLLECTIONS = {
@@ -19,6 +20,7 @@ export const COLLECTIONS = {
   sessions: 'sessions',
   invitations: 'invitations',
   tokenIntents: 'token_intents',
+  idempotency: 'idempotency_keys',
 } as const;
 
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
@@ -35,6 +37,7 @@ export interface MongoCollections {
   readonly sessions: Collection<SessionDocument>;
   readonly invitations: Collection<InvitationDocument>;
   readonly tokenIntents: Collection<TokenIntentDocument>;
+  readonly idempotency: Collection<IdempotencyDocument>;
 }
 
 export function collectionsOf(db: Db): MongoCollections {
@@ -49,5 +52,6 @@ export function collectionsOf(db: Db): MongoCollections {
     sessions: db.collection<SessionDocument>(COLLECTIONS.sessions),
     invitations: db.collection<InvitationDocument>(COLLECTIONS.invitations),
     tokenIntents: db.collection<TokenIntentDocument>(COLLECTIONS.tokenIntents),
+    idempotency: db.collection<IdempotencyDocument>(COLLECTIONS.idempotency),
   };
 }

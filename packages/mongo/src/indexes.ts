@@ -62,6 +62,8 @@ export function indexPlan(options: IndexPlanOptions): Readonly<Partial<Record<Co
     ],
     // Read by `_id` (and tenant); the sweeper finds expired ones by expiry. No TTL: see MongoTokenIntentRepository.
     [COLLECTIONS.tokenIntents]: [{ key: { expires_at: 1 }, name: 'token_intents_by_expiry' }],
+    // Unique by `_id` (tenant, caller, key); the sweeper deletes expired ones (no TTL: claims take expired ones over).
+    [COLLECTIONS.idempotency]: [{ key: { expires_at: 1 }, name: 'idempotency_keys_by_expiry' }],
   };
 }
 

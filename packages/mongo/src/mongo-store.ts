@@ -10,6 +10,7 @@ import { MongoInvitationRepository } from './mongo-invitation.repository';
 import { MongoSessionRepository } from './mongo-session.repository';
 import { MongoTokenRepository } from './mongo-token.repository';
 import { MongoTokenIntentRepository } from './mongo-token-intent.repository';
+import { MongoIdempotencyRepository } from './mongo-idempotency.repository';
 
 export interface MongoStoreOptions {
   /** A MongoDB connection string (`mongodb://…` or `mongodb+srv://…`); it may name the database. */
@@ -48,6 +49,7 @@ export class MongoStore implements Store {
   readonly sessions: MongoSessionRepository;
   readonly invitations: MongoInvitationRepository;
   readonly tokenIntents: MongoTokenIntentRepository;
+  readonly idempotency: MongoIdempotencyRepository;
 
   constructor(
     private readonly client: MongoClient,
@@ -64,6 +66,7 @@ export class MongoStore implements Store {
     this.sessions = new MongoSessionRepository(c.sessions);
     this.invitations = new MongoInvitationRepository(c.invitations);
     this.tokenIntents = new MongoTokenIntentRepository(c.tokenIntents);
+    this.idempotency = new MongoIdempotencyRepository(c.idempotency);
   }
 
   async close(): Promise<void> {

@@ -182,6 +182,15 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX token_intents_by_expiry ON token_intents (expires_at);
   `,
+  // Idempotency keys (migration 13): a running claim or a kept answer (sealed), per tenant, caller and key.
+  `
+  CREATE TABLE idempotency_keys (
+    tenant_id TEXT NOT NULL, caller_id TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, claim_id TEXT NOT NULL,
+    state TEXT NOT NULL, claimed_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, sealed_response BLOB,
+    PRIMARY KEY (tenant_id, caller_id, key)
+  );
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+  `,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */

@@ -13,6 +13,7 @@ import { SqliteTokenRepository } from './sqlite-token.repository';
 import { SqliteSessionRepository } from './sqlite-session.repository';
 import { SqliteInvitationRepository } from './sqlite-invitation.repository';
 import { SqliteTokenIntentRepository } from './sqlite-token-intent.repository';
+import { SqliteIdempotencyRepository } from './sqlite-idempotency.repository';
 import { SqliteMemberRepository, SqliteSystemRepository, SqliteTenantRepository, SqliteUserRepository } from './sqlite-directory';
 
 export interface SqliteStoreOptions {
@@ -54,6 +55,7 @@ export class SqliteStore implements Store {
   readonly sessions: SqliteSessionRepository;
   readonly invitations: SqliteInvitationRepository;
   readonly tokenIntents: SqliteTokenIntentRepository;
+  readonly idempotency: SqliteIdempotencyRepository;
 
   constructor(
     readonly db: Database,
@@ -73,6 +75,7 @@ export class SqliteStore implements Store {
     this.sessions = new SqliteSessionRepository(db);
     this.invitations = new SqliteInvitationRepository(db);
     this.tokenIntents = new SqliteTokenIntentRepository(db);
+    this.idempotency = new SqliteIdempotencyRepository(db);
   }
 
   /** Stops the threads, then closes the connection and, last, releases the claim, even when a thread fails to stop. */

@@ -12,6 +12,7 @@ export class TenantKeys {
   private readonly fingerprintKey: KeyObject;
   private readonly indexKey: KeyObject;
   private readonly cursorKey: Buffer;
+  private readonly requestKey: KeyObject;
 
   constructor(
     readonly tenantId: string,
@@ -21,6 +22,7 @@ export class TenantKeys {
     this.fingerprintKey = createSecretKey(Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/fingerprint/v1', 32)));
     this.indexKey = createSecretKey(Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/search-index/v1', 32)));
     this.cursorKey = Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/cursor/v1', 32));
+    this.requestKey = createSecretKey(Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/idempotency-request/v1', 32)));
   }
 
   /** Encrypts a token's data, bound to this tenant and `tokenId`. */
@@ -49,6 +51,26 @@ export class TenantKeys {
    */
   cursorTag(message: Uint8Array): Buffer {
     return createHmac('sha256', this.cursorKey).update(message).digest();
+  }
+
+  /**
+   * The keyed hash (HMAC-SHA256, base64url) of an idempotent request's method, path and body hash: what a kept answer
+   * is matched against, so the store never holds the request itself.
+   */
+  requestFingerprint(message: string): string {
+    return createHmac('sha256', this.requestKey).update(message, 'utf8').digest('base64url');
+  }
+
+  /**
+   * Encrypts a kept idempotent answer, bound to this tenant and `scope` (caller and key) under its own label
+   * (`svc/idempotent/v1`): it can never be opened as a token, nor a token as an answer.
+   */
+  sealIdempotent(scope: string, plaintext: Uint8Array): Uint8Array {
+    return seal(this.dataKey, this.random.bytes(AEAD_IV_BYTES), plaintext, `svc/idempotent/v1\u0000${this.tenantId}\u0000${scope}`);
+  }
+
+  openIdempotent(scope: string, sealed: Uint8Array): Buffer {
+    return open(this.dataKey, sealed, `svc/idempotent/v1\u0000${this.tenantId}\u0000${scope}`);
   }
 
   private aad(tokenId: string): string {

@@ -9,6 +9,7 @@ import type { TokenRepository } from '../tokens/token.repository';
 import { Sweep } from './sweep';
 import type { SessionRepository } from '../sessions/session';
 import type { TokenIntentRepository } from '../token-intents/token-intent';
+import type { IdempotencyRepository } from '../idempotency/idempotency';
 import { RecordingMailer } from '../../testing/recording-mailer';
 
 /** Just enough of a token store to watch the sweeper: the real stores run the contract suite. */
@@ -49,6 +50,7 @@ function tokenStore(initial: StoredToken[]): TokenRepository & { rows: Map<strin
 const noApplications = { deleteExpired: async () => 0 } as unknown as ApplicationRepository;
 const noSessions = { deleteExpired: async () => 0 } as unknown as SessionRepository;
 const noIntents = { deleteExpired: async () => 0 } as unknown as TokenIntentRepository;
+const noIdempotency = { deleteExpired: async () => 0 } as unknown as IdempotencyRepository;
 
 describe('Sweep', () => {
   it('deletes expired tokens and erases due cvcs from storage', async () => {
@@ -60,17 +62,17 @@ describe('Sweep', () => {
     const sealedCard = { ...withCvc, sealedData: keys.seal(withCvc.id, card) };
     const expiring = aStoredToken().inTenant('t').with({ expiresAt: new Date('2026-01-01T00:30:00.000Z') }).build();
     const tokens = tokenStore([sealedCard, expiring]);
-    const sweep = new Sweep({ applications: noApplications, tokens, sessions: noSessions, tokenIntents: noIntents, keyring, mailer: new RecordingMailer(), clock });
+    const sweep = new Sweep({ applications: noApplications, tokens, sessions: noSessions, tokenIntents: noIntents, idempotency: noIdempotency, keyring, mailer: new RecordingMailer(), clock });
 
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0, tokenIntents: 0, invitationMessages: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0, tokenIntents: 0, idempotencyKeys: 0, invitationMessages: 0 });
     clock.advanceMinutes(30);
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 1, cvcs: 0, sessions: 0, tokenIntents: 0, invitationMessages: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 1, cvcs: 0, sessions: 0, tokenIntents: 0, idempotencyKeys: 0, invitationMessages: 0 });
     clock.advanceMinutes(30);
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 1, sessions: 0, tokenIntents: 0, invitationMessages: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 1, sessions: 0, tokenIntents: 0, idempotencyKeys: 0, invitationMessages: 0 });
     const stored = tokens.rows.get(withCvc.id)!;
     expect(stored.cvcExpiresAt).toBeUndefined();
     expect(keys.open(stored.id, stored.sealedData)).toEqual({ number: '4242424242424242', expiration_month: 1, expiration_year: 2030 });
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0, tokenIntents: 0, invitationMessages: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0, tokenIntents: 0, idempotencyKeys: 0, invitationMessages: 0 });
   });
 
   it('leaves a token updated after the sweeper read it to a later sweep, with the update kept', async () => {
@@ -89,7 +91,7 @@ describe('Sweep', () => {
       tokens.findCvcDue = findCvcDue;
       return read;
     };
-    const sweep = new Sweep({ applications: noApplications, tokens, sessions: noSessions, tokenIntents: noIntents, keyring, mailer: new RecordingMailer(), clock });
+    const sweep = new Sweep({ applications: noApplications, tokens, sessions: noSessions, tokenIntents: noIntents, idempotency: noIdempotency, keyring, mailer: new RecordingMailer(), clock });
 
     expect((await sweep.execute()).cvcs).toBe(0);
     expect(tokens.rows.get(due.id)?.metadata).toEqual({ updated: 'yes' });
@@ -102,7 +104,7 @@ describe('Sweep', () => {
     const keyring = new Keyring({ dataKeys: createMemoryStoreForCore(), random: new CryptoRandomSource(), clock, masterKey: Buffer.alloc(32, 1) });
     const asked: Date[] = [];
     const tokenIntents = { deleteExpired: async (now: Date) => (asked.push(now), 3) } as unknown as TokenIntentRepository;
-    const sweep = new Sweep({ applications: noApplications, tokens: tokenStore([]), sessions: noSessions, tokenIntents, keyring, mailer: new RecordingMailer(), clock });
+    const sweep = new Sweep({ applications: noApplications, tokens: tokenStore([]), sessions: noSessions, tokenIntents, idempotency: noIdempotency, keyring, mailer: new RecordingMailer(), clock });
 
     expect((await sweep.execute()).tokenIntents).toBe(3);
     expect(asked).toEqual([clock.now()]);
@@ -113,7 +115,7 @@ describe('Sweep', () => {
     const keyring = new Keyring({ dataKeys: createMemoryStoreForCore(), random: new CryptoRandomSource(), clock, masterKey: Buffer.alloc(32, 1) });
     const asked: Date[] = [];
     const mailer = Object.assign(new RecordingMailer(), { discardExpired: async (now: Date) => (asked.push(now), 2) });
-    const sweep = new Sweep({ applications: noApplications, tokens: tokenStore([]), sessions: noSessions, tokenIntents: noIntents, keyring, mailer, clock });
+    const sweep = new Sweep({ applications: noApplications, tokens: tokenStore([]), sessions: noSessions, tokenIntents: noIntents, idempotency: noIdempotency, keyring, mailer, clock });
 
     expect((await sweep.execute()).invitationMessages).toBe(2);
     expect(asked).toEqual([clock.now()]);

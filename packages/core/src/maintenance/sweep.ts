@@ -7,6 +7,7 @@ import { withoutCvc } from '../tokens/token-types';
 import type { SessionRepository } from '../sessions/session';
 import type { Mailer } from '../invitations/mailer';
 import type { TokenIntentRepository } from '../token-intents/token-intent';
+import type { IdempotencyRepository } from '../idempotency/idempotency';
 
 /** What one sweep removed. */
 export interface SweepReport {
@@ -15,6 +16,8 @@ export interface SweepReport {
   readonly cvcs: number;
   readonly sessions: number;
   readonly tokenIntents: number;
+  /** Idempotency keys past their expiry, kept answers with them. */
+  readonly idempotencyKeys: number;
   /** Kept copies of invitation messages whose links expired (the development outbox). */
   readonly invitationMessages: number;
 }
@@ -24,6 +27,7 @@ export interface SweepDeps {
   readonly tokens: TokenRepository;
   readonly sessions: SessionRepository;
   readonly tokenIntents: TokenIntentRepository;
+  readonly idempotency: IdempotencyRepository;
   readonly keyring: Keyring;
   readonly mailer: Mailer;
   readonly clock: Clock;
@@ -32,7 +36,7 @@ export interface SweepDeps {
 const CVC_BATCH = 500;
 
 /**
- * Erases what time has made dead: expired applications, tokens, sessions and token intents, card cvcs past their
+ * Erases what time has made dead: expired applications, tokens, sessions, token intents and idempotency keys, card cvcs past their
  * retention, and kept copies of invitation e-mails whose links expired. Reads already treat all of these as gone, so
  * the sweeper only reclaims storage; running it late or twice is harmless.
  */
@@ -59,7 +63,8 @@ export class Sweep {
     }
     const sessions = await this.deps.sessions.deleteExpired(now);
     const tokenIntents = await this.deps.tokenIntents.deleteExpired(now);
+    const idempotencyKeys = await this.deps.idempotency.deleteExpired(now);
     const invitationMessages = await this.deps.mailer.discardExpired(now);
-    return { applications, tokens, cvcs, sessions, tokenIntents, invitationMessages };
+    return { applications, tokens, cvcs, sessions, tokenIntents, idempotencyKeys, invitationMessages };
   }
 }

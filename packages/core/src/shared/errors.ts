@@ -80,6 +80,8 @@ export class UnprocessableError extends DomainError {
   constructor(
     readonly code: string,
     message: string,
+    /** Which fields of the request it is about (the idempotency key header), when that is known. */
+    readonly errors?: FieldErrors,
   ) {
     super(message);
   }

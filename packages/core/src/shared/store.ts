@@ -8,6 +8,7 @@ import type { TokenRepository } from '../tokens/token.repository';
 import type { SessionRepository } from '../sessions/session';
 import type { InvitationRepository } from '../invitations/invitation';
 import type { TokenIntentRepository } from '../token-intents/token-intent';
+import type { IdempotencyRepository } from '../idempotency/idempotency';
 
 /** Every repository of one storage technology, opened together and closed together. */
 export interface Store {
@@ -21,5 +22,6 @@ export interface Store {
   readonly sessions: SessionRepository;
   readonly invitations: InvitationRepository;
   readonly tokenIntents: TokenIntentRepository;
+  readonly idempotency: IdempotencyRepository;
   close(): Promise<void>;
 }

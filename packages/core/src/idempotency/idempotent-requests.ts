@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import type { Actor } from '../auth/actor';
+import type { Keyring } from '../crypto/keyring';
+import type { Clock } from '../shared/clock';
+import { ConflictError, UnprocessableError, ValidationError } from '../shared/errors';
+import type { RandomSource } from '../shared/random';
+import type { IdempotencyRepository } from './idempotency';
+
+/** The request header (beyond.md §4); `BT-IDEMPOTENCY-KEY` is its alias. */
+export const IDEMPOTENCY_KEY_HEADER = 'SVC-IDEMPOTENCY-KEY';
+
+/**
+ * How long a running claim holds its key before another request with the key may take it over: a request that
+ * crashed with its process (or hangs) must not wedge the key for the whole TTL. One minute is well past any request
+ * svc answers normally; a request still running after it may see its duplicate run too (documented in
+ * docs/idempotency.md).
+ */
+export const IDEMPOTENCY_TAKEOVER_MS = 60_000;
+
+/** 1–255 printable ASCII characters (space to tilde). */
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
+/** A kept answer: replayed byte for byte. */
+export interface IdempotentAnswer {
+  readonly status: number;
+  /** The headers worth replaying (Content-Type, Location), as [name, value] pairs. */
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  readonly body: Buffer;
+}
+
+/** The request an idempotency key is bound to. `body` is the request body as received (empty without one). */
+export interface IdempotentRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly body: string | Uint8Array;
+}
+
+/** A claim this request holds: complete it with the answer, or release it. */
+export interface IdempotencyClaim {
+  readonly tenantId: string;
+  readonly callerId: string;
+  readonly key: string;
+  readonly claimId: string;
+}
+
+export type IdempotencyOutcome =
+  | { readonly kind: 'run'; readonly claim: IdempotencyClaim }
+  | { readonly kind: 'replay'; readonly answer: IdempotentAnswer };
+
+export interface IdempotencyDeps {
+  readonly idempotency: IdempotencyRepository;
+  readonly keyring: Keyring;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  /** How long a kept answer is replayed (SVC_IDEMPOTENCY_TTL). */
+  readonly ttlMs: number;
+  /** Defaults to IDEMPOTENCY_TAKEOVER_MS. */
+  readonly takeoverMs?: number;
+}
+
+interface SealedAnswer {
+  s: number;
+  h: Array<[string, string]>;
+  b: string;
+}
+
+/**
+ * The rules of idempotency keys (beyond.md §4): the key's form, the request fingerprint (a keyed hash of method, path
+ * and body, never the body), the claim that lets exactly one request with a key run, and the kept answer, sealed
+ * under the tenant's key like token data (it holds token data).
+ */
+export class IdempotentRequests {
+  constructor(private readonly deps: IdempotencyDeps) {}
+
+  /** The key, or 400 naming `header` when it is empty, longer than 255 characters or not printable. */
+  static validateKey(header: string, value: string): string {
+    if (!KEY_PATTERN.test(value)) {
+      throw ValidationError.field(header, 'An idempotency key is 1 to 255 printable ASCII characters.');
+    }
+    return value;
+  }
+
+  /**
+   * Claims `key` for this request, or answers the kept answer of the same request, or refuses: 422 when the key was
+   * used for another request (method, path or body), 409 while the first request with it is still running.
+   */
+  async begin(actor: Actor, header: string, key: string, request: IdempotentRequest): Promise<IdempotencyOutcome> {
+    const now = this.deps.clock.now();
+    const callerId = actor.sessionId ?? actor.applicationId;
+    const keys = await this.deps.keyring.forTenant(actor.tenantId);
+    const bodyHash = createHash('sha256').update(request.body).digest('hex');
+    const fingerprint = keys.requestFingerprint(`${request.method.toUpperCase()}\u0000${request.path}\u0000${bodyHash}`);
+    const claimId = Buffer.from(this.deps.random.bytes(16)).toString('base64url');
+    const scope = { tenantId: actor.tenantId, callerId, key };
+    const staleBefore = new Date(now.getTime() - (this.deps.takeoverMs ?? IDEMPOTENCY_TAKEOVER_MS));
+    const result = await this.deps.idempotency.claim(
+      { ...scope, fingerprint, claimId, claimedAt: now, expiresAt: new Date(now.getTime() + this.deps.ttlMs) },
+      now,
+      staleBefore,
+    );
+    if (result.claimed) return { kind: 'run', claim: { ...scope, claimId } };
+    const existing = result.existing;
+    if (existing.fingerprint !== fingerprint) {
+      throw new UnprocessableError('IDEMPOTENCY_KEY_REUSED', `This ${header} was used for another request: another method, path or body.`, {
+        [header]: ['Used for another request.'],
+      });
+    }
+    if (existing.state === 'running' || !existing.sealedResponse) {
+      throw new ConflictError('IDEMPOTENCY_KEY_IN_USE', `A request with this ${header} is still running; retry once it has finished.`, {
+        [header]: ['A request with this key is still running.'],
+      });
+    }
+    const sealed = JSON.parse(keys.openIdempotent(sealScope(callerId, key), existing.sealedResponse).toString('utf8')) as SealedAnswer;
+    return { kind: 'replay', answer: { status: sealed.s, headers: sealed.h, body: Buffer.from(sealed.b, 'base64') } };
+  }
+
+  /** Keeps a 2xx answer for replay (sealed). False when the claim was lost meanwhile (taken over after the bound). */
+  async complete(claim: IdempotencyClaim, answer: IdempotentAnswer): Promise<boolean> {
+    const keys = await this.deps.keyring.forTenant(claim.tenantId);
+    const plain: SealedAnswer = { s: answer.status, h: answer.headers.map(([n, v]) => [n, v]), b: answer.body.toString('base64') };
+    const sealed = keys.sealIdempotent(sealScope(claim.callerId, claim.key), Buffer.from(JSON.stringify(plain), 'utf8'));
+    const expiresAt = new Date(this.deps.clock.now().getTime() + this.deps.ttlMs);
+    return this.deps.idempotency.complete(claim.tenantId, claim.callerId, claim.key, claim.claimId, sealed, expiresAt);
+  }
+
+  /** Frees the key after a failed answer, so a retry runs again. */
+  async release(claim: IdempotencyClaim): Promise<void> {
+    await this.deps.idempotency.release(claim.tenantId, claim.callerId, claim.key, claim.claimId);
+  }
+}
+
+const sealScope = (callerId: string, key: string): string => `${callerId}\u0000${key}`;
