@@ -52,6 +52,7 @@ import {
   RegenerateApplicationKey,
   type Store,
   Sweep,
+  IdempotentRequests,
   SystemClock,
   UpdateApplication,
   TimeOrderedUuidGenerator,
@@ -301,6 +302,13 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     };
   }));
   c.register(TOKENS.AcceptInvitation, single((d) => new AcceptInvitation(invitationDeps(d))));
+  c.register(TOKENS.IdempotentRequests, single((d) => new IdempotentRequests({
+    idempotency: d.resolve<Store>(TOKENS.Store).idempotency,
+    keyring: d.resolve<Keyring>(TOKENS.Keyring),
+    clock: d.resolve<Clock>(TOKENS.Clock),
+    random: d.resolve<RandomSource>(TOKENS.Random),
+    ttlMs: config.idempotencyTtlMs,
+  })));
   c.register(TOKENS.Sweep, single((d) => new Sweep({
     applications: d.resolve<Store>(TOKENS.Store).applications,
     sessions: d.resolve<Store>(TOKENS.Store).sessions,

@@ -20,4 +20,5 @@ export const TOKENS = {
   Mailer: Symbol('Mailer'),
   TenantUseCases: Symbol('TenantUseCases'),
   AcceptInvitation: Symbol('AcceptInvitation'),
+  IdempotentRequests: Symbol('IdempotentRequests'),
 } as const;

@@ -21,6 +21,8 @@ export interface Config {
   readonly cvcRetentionMs: number;
   /** Milliseconds a token intent is kept after creation, unless it becomes a token first. */
   readonly tokenIntentTtlMs: number;
+  /** How long a 2xx answer to a request with an idempotency key is kept for replay (SVC_IDEMPOTENCY_TTL). */
+  readonly idempotencyTtlMs: number;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimitBytes: number;
   /** Reader threads answering searches on the SQLite store (0: on the event loop). */

@@ -1,4 +1,4 @@
-import type { AcceptInvitation, Authenticate, Clock } from '@svc/core';
+import type { AcceptInvitation, Authenticate, Clock, IdempotentRequests } from '@svc/core';
 import { parse } from 'node:querystring';
 import express, { type Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
@@ -9,6 +9,7 @@ import { TOKENS } from '../tokens';
 import { authenticate } from './authenticate';
 import { errorHandler, notFoundHandler } from './errors';
 import { jsonBody } from './json-body';
+import { idempotent } from './idempotency';
 import { requestLog } from './request-log';
 import { applicationRoutes } from './routes/applications.routes';
 import { tokenRoutes } from './routes/token.routes';
@@ -27,8 +28,10 @@ export function createApp(container: DependencyContainer): Express {
   const config = container.resolve<Config>(TOKENS.Config);
   const logger = container.resolve<Logger>(TOKENS.Logger);
   const auth = authenticate(container.resolve<Authenticate>(TOKENS.Authenticate));
-  const json = jsonBody(config.bodyLimitBytes);
-  const mergePatchJson = jsonBody(config.bodyLimitBytes, ['application/merge-patch+json'], true);
+  // Every authenticated POST, PUT and PATCH reads its body through one of these two: idempotency keys hang on them.
+  const requests = container.resolve<IdempotentRequests>(TOKENS.IdempotentRequests);
+  const json = idempotent(requests, jsonBody(config.bodyLimitBytes), logger);
+  const mergePatchJson = idempotent(requests, jsonBody(config.bodyLimitBytes, ['application/merge-patch+json'], true), logger);
 
   const app = express();
   app.disable('x-powered-by');

@@ -71,7 +71,7 @@ export class HttpProblemError extends Error {
 
 /** The field errors a domain error carries: always for a validation error, sometimes for a refusal or a conflict. */
 function fieldErrorsOf(error: DomainError): FieldErrors | undefined {
-  if (error instanceof ValidationError || error instanceof ForbiddenError || error instanceof ConflictError) return error.errors;
+  if (error instanceof ValidationError || error instanceof ForbiddenError || error instanceof ConflictError || error instanceof UnprocessableError) return error.errors;
   return undefined;
 }
 

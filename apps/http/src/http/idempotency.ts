@@ -1,0 +1,109 @@
+import { type IdempotencyClaim, IdempotentRequests, type IdempotentAnswer } from '@svc/core';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Logger } from '../logger';
+import { actorOf } from './authenticate';
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+/** The headers of a kept answer that are replayed with it; the rest (trace id, CORS) belong to each request. */
+const KEPT_HEADERS = ['content-type', 'location'];
+
+/**
+ * Idempotency keys (beyond.md §4) around a route's body parser, so it runs after authentication and the permission
+ * check, once the body is read. Without `SVC-IDEMPOTENCY-KEY` / `BT-IDEMPOTENCY-KEY`, or on a method other than POST,
+ * PUT or PATCH, it only looks at two headers. With one, it claims the key for this request (fingerprint: method, path
+ * with its query, and the body as parsed JSON, so whitespace and formatting do not count), replays the kept answer,
+ * or refuses (400, 409, 422). A claimed request's answer is captured at `res.end`: a 2xx answer is kept (sealed) before
+ * it goes out, so a retry that follows it always finds it; any other answer releases the key.
+ */
+export function idempotent(requests: IdempotentRequests, parse: RequestHandler, logger: Logger): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const svc = req.headers['svc-idempotency-key'];
+    const bt = req.headers['bt-idempotency-key'];
+    if ((svc === undefined && bt === undefined) || !WRITE_METHODS.has(req.method)) {
+      parse(req, res, next);
+      return;
+    }
+    const header = svc !== undefined ? 'SVC-IDEMPOTENCY-KEY' : 'BT-IDEMPOTENCY-KEY';
+    const raw = svc ?? bt;
+    let key: string;
+    try {
+      key = IdempotentRequests.validateKey(header, typeof raw === 'string' ? raw : '');
+    } catch (error) {
+      next(error);
+      return;
+    }
+    parse(req, res, (error?: unknown) => {
+      if (error) {
+        next(error);
+        return;
+      }
+      const body = req.body === undefined ? '' : JSON.stringify(req.body);
+      requests
+        .begin(actorOf(res), header, key, { method: req.method, path: req.originalUrl, body })
+        .then((outcome) => {
+          if (outcome.kind === 'replay') {
+            replay(res, outcome.answer);
+            return;
+          }
+          capture(res, requests, outcome.claim, logger);
+          next();
+        })
+        .catch(next);
+    });
+  };
+}
+
+function replay(res: Response, answer: IdempotentAnswer): void {
+  res.statusCode = answer.status;
+  for (const [name, value] of answer.headers) res.setHeader(name, value);
+  res.setHeader('SVC-IDEMPOTENT-REPLAYED', 'true');
+  res.setHeader('Content-Length', answer.body.length);
+  res.end(answer.body);
+}
+
+type End = (chunk?: unknown, encoding?: unknown, callback?: unknown) => Response;
+type Write = (chunk: unknown, encoding?: unknown, callback?: unknown) => boolean;
+
+const toBuffer = (chunk: unknown, encoding: unknown): Buffer =>
+  Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
+
+/** Collects the answer's bytes; at `end`, keeps a 2xx answer or releases the key, then lets the answer go out. */
+function capture(res: Response, requests: IdempotentRequests, claim: IdempotencyClaim, logger: Logger): void {
+  const chunks: Buffer[] = [];
+  let settled = false;
+  const write = res.write.bind(res) as Write;
+  const end = res.end.bind(res) as End;
+  (res as unknown as { write: Write }).write = (chunk, encoding, callback) => {
+    if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(toBuffer(chunk, encoding));
+    return write(chunk, encoding, callback);
+  };
+  (res as unknown as { end: End }).end = (chunk, encoding, callback) => {
+    if (settled) return end(chunk, encoding, callback);
+    settled = true;
+    if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(toBuffer(chunk, encoding));
+    const status = res.statusCode;
+    const done =
+      status >= 200 && status < 300
+        ? requests.complete(claim, { status, headers: keptHeaders(res), body: Buffer.concat(chunks) }).then(() => undefined)
+        : requests.release(claim);
+    done
+      .catch((error: unknown) => logger.error('idempotency key not settled', { error: (error as Error)?.name, status }))
+      .finally(() => end(chunk, encoding, callback));
+    return res;
+  };
+  // A request whose connection closed before any answer: free the key for a retry.
+  res.on('close', () => {
+    if (settled) return;
+    settled = true;
+    requests.release(claim).catch(() => undefined);
+  });
+}
+
+function keptHeaders(res: Response): Array<[string, string]> {
+  const kept: Array<[string, string]> = [];
+  for (const name of KEPT_HEADERS) {
+    const value = res.getHeader(name);
+    if (value !== undefined) kept.push([name, String(value)]);
+  }
+  return kept;
+}

@@ -1,0 +1,181 @@
+import { type AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
+import { BasisTheoryClient } from '@basis-theory/node-sdk';
+import { as, harness, privateKey, type Harness } from './harness';
+
+const VISA = '4242424242424242';
+const card = { type: 'card', data: { number: VISA, expiration_month: 12, expiration_year: 2030 } };
+const KEY = 'SVC-IDEMPOTENCY-KEY';
+
+/** How many tokens the tenant holds, read with `reader`. */
+async function tokenCount(h: Harness, reader: string): Promise<number> {
+  return ((await as(h.app, reader).get('/tokens?size=100')).body.data as unknown[]).length;
+}
+
+describe('idempotency keys (beyond.md §4)', () => {
+  let h: Harness;
+  let key: string;
+  beforeEach(async () => {
+    h = await harness();
+    key = await privateKey(h, 'token:create', 'token:read', 'token:update', 'token:delete');
+  });
+
+  it('replays POST /tokens byte for byte with SVC-IDEMPOTENT-REPLAYED, and creates one token', async () => {
+    const first = await as(h.app, key).post('/tokens').set(KEY, 'k-1').send(card);
+    expect(first.status).toBe(201);
+    expect(first.headers['svc-idempotent-replayed']).toBeUndefined();
+    const second = await as(h.app, key).post('/tokens').set(KEY, 'k-1').send(card);
+    expect(second.status).toBe(201);
+    expect(second.headers['svc-idempotent-replayed']).toBe('true');
+    expect(second.headers['content-type']).toBe(first.headers['content-type']);
+    expect(second.text).toBe(first.text);
+    expect(await tokenCount(h, key)).toBe(1);
+  });
+
+  it('replays POST /tokenize, POST /applications and PATCH /tokens/{id} with one object created', async () => {
+    const body = { a: card, b: 'plain' };
+    const t1 = await as(h.app, key).post('/tokenize').set(KEY, 'bulk').send(body);
+    const t2 = await as(h.app, key).post('/tokenize').set(KEY, 'bulk').send(body);
+    expect(t1.status).toBe(201);
+    expect(t2.text).toBe(t1.text);
+    expect(await tokenCount(h, key)).toBe(2);
+
+    const app = { name: 'one', type: 'private', permissions: ['token:read'] };
+    const a1 = await as(h.app, h.key).post('/applications').set(KEY, 'app').send(app);
+    const a2 = await as(h.app, h.key).post('/applications').set(KEY, 'app').send(app);
+    expect(a1.status).toBe(201);
+    expect(a2.text).toBe(a1.text);
+    const apps = await as(h.app, h.key).get('/applications');
+    expect((apps.body.data as Array<{ name: string }>).filter((x) => x.name === 'one')).toHaveLength(1);
+
+    const id = t1.body.a.id as string;
+    const patch = (k: string) => as(h.app, key).patch(`/tokens/${id}`).set('Content-Type', 'application/merge-patch+json').set(KEY, k);
+    const p1 = await patch('p').send({ metadata: { n: '1' } });
+    expect(p1.status).toBe(200);
+    const between = await patch('other').send({ metadata: { n: '2' } });
+    expect(between.status).toBe(200);
+    const p2 = await patch('p').send({ metadata: { n: '1' } });
+    expect(p2.headers['svc-idempotent-replayed']).toBe('true');
+    expect(p2.text).toBe(p1.text);
+    expect((await as(h.app, key).get(`/tokens/${id}`)).body.metadata).toEqual({ n: '2' });
+  });
+
+  it('answers 422 naming the header for the same key with another body, path or method', async () => {
+    expect((await as(h.app, key).post('/tokens').set(KEY, 'k').send(card)).status).toBe(201);
+    const otherBody = await as(h.app, key).post('/tokens').set(KEY, 'k').send({ ...card, metadata: { a: 'b' } });
+    expect(otherBody.status).toBe(422);
+    expect(otherBody.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(otherBody.body.errors).toHaveProperty(KEY);
+    expect((await as(h.app, key).post('/tokenize').set(KEY, 'k').send(card)).status).toBe(422);
+    expect((await as(h.app, key).post('/tokens?x=1').set(KEY, 'k').send(card)).status).toBe(422);
+    expect(await tokenCount(h, key)).toBe(1);
+  });
+
+  it('answers 409 while the first request with the key runs, then replays it', async () => {
+    const tokens = h.store.tokens;
+    const create = tokens.create.bind(tokens);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const started = new Promise<void>((resolve) => (entered = resolve));
+    tokens.create = async (...args) => {
+      entered();
+      await held;
+      return create(...args);
+    };
+    const first = as(h.app, key).post('/tokens').set(KEY, 'slow').send(card).then((r) => r);
+    await started;
+    const duplicate = await as(h.app, key).post('/tokens').set(KEY, 'slow').send(card);
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body.errors).toHaveProperty(KEY);
+    release();
+    const done = await first;
+    tokens.create = create;
+    expect(done.status).toBe(201);
+    const replay = await as(h.app, key).post('/tokens').set(KEY, 'slow').send(card);
+    expect(replay.text).toBe(done.text);
+    expect(await tokenCount(h, key)).toBe(1);
+  });
+
+  it('keeps no failure: the key is free for a retry', async () => {
+    const bad = await as(h.app, key).post('/tokens').set(KEY, 'retry').send({ type: 'card', data: { number: '1' } });
+    expect(bad.status).toBe(400);
+    const good = await as(h.app, key).post('/tokens').set(KEY, 'retry').send(card);
+    expect(good.status).toBe(201);
+    expect(good.headers['svc-idempotent-replayed']).toBeUndefined();
+  });
+
+  it.each([
+    ['empty', ''],
+    ['longer than 255', 'k'.repeat(256)],
+    ['not printable', 'a\tb'],
+  ])('answers 400 naming the header for a key that is %s', async (_name, value) => {
+    const res = await as(h.app, key).post('/tokens').set(KEY, value).send(card);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toHaveProperty(KEY);
+    expect(await tokenCount(h, key)).toBe(0);
+  });
+
+  it('accepts 255 printable characters, and the BT- alias (naming it in errors)', async () => {
+    expect((await as(h.app, key).post('/tokens').set(KEY, '~'.repeat(255)).send(card)).status).toBe(201);
+    const b1 = await as(h.app, key).post('/tokens').set('BT-IDEMPOTENCY-KEY', 'bt').send(card);
+    const b2 = await as(h.app, key).post('/tokens').set('BT-IDEMPOTENCY-KEY', 'bt').send(card);
+    expect(b2.headers['svc-idempotent-replayed']).toBe('true');
+    expect(b2.text).toBe(b1.text);
+    const reused = await as(h.app, key).post('/tokenize').set('BT-IDEMPOTENCY-KEY', 'bt').send(card);
+    expect(reused.status).toBe(422);
+    expect(reused.body.errors).toHaveProperty('BT-IDEMPOTENCY-KEY');
+    expect(await tokenCount(h, key)).toBe(2);
+  });
+
+  it('ignores the key on GET and DELETE', async () => {
+    const id = (await as(h.app, key).post('/tokens').send(card)).body.id as string;
+    const g1 = await as(h.app, key).get(`/tokens/${id}`).set(KEY, '');
+    expect(g1.status).toBe(200);
+    expect(g1.headers['svc-idempotent-replayed']).toBeUndefined();
+    expect((await as(h.app, key).delete(`/tokens/${id}`).set(KEY, 'd')).status).toBe(204);
+    expect((await as(h.app, key).delete(`/tokens/${id}`).set(KEY, 'd')).status).toBe(404);
+  });
+
+  it("scopes a key to its caller and tenant: another's same key runs anew", async () => {
+    const other = await privateKey(h, 'token:create');
+    const t2 = await h.createTenant('Globex');
+    const foreign = (await as(h.app, t2.management.key).post('/applications').send({ name: 'p', type: 'private', permissions: ['token:create'] })).body.key as string;
+    const ids = new Set<string>();
+    for (const k of [key, other, foreign]) {
+      const res = await as(h.app, k).post('/tokens').set(KEY, 'shared').send(card);
+      expect(res.status).toBe(201);
+      expect(res.headers['svc-idempotent-replayed']).toBeUndefined();
+      ids.add(res.body.id as string);
+    }
+    expect(ids.size).toBe(3);
+  });
+
+  it('expires kept answers after SVC_IDEMPOTENCY_TTL; the sweeper erases them', async () => {
+    h = await harness({ SVC_IDEMPOTENCY_TTL: '1h' });
+    key = await privateKey(h, 'token:create', 'token:read');
+    const first = await as(h.app, key).post('/tokens').set(KEY, 'ttl').send(card);
+    h.clock.advance(30 * 60_000);
+    expect((await as(h.app, key).post('/tokens').set(KEY, 'ttl').send(card)).text).toBe(first.text);
+    h.clock.advance(30 * 60_000);
+    expect((await h.sweep()).idempotencyKeys).toBe(1);
+    const again = await as(h.app, key).post('/tokens').set(KEY, 'ttl').send(card);
+    expect(again.status).toBe(201);
+    expect(again.body.id).not.toBe(first.body.id);
+  });
+
+  it("works with the Basis Theory node SDK's idempotencyKey request option", async () => {
+    const server = createServer(h.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const bt = new BasisTheoryClient({ apiKey: key, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, maxRetries: 0 });
+      const a = await bt.tokens.create({ type: 'card', data: card.data }, { idempotencyKey: 'sdk-1' });
+      const b = await bt.tokens.create({ type: 'card', data: card.data }, { idempotencyKey: 'sdk-1' });
+      expect(b.id).toBe(a.id);
+      const c = await bt.tokens.create({ type: 'card', data: card.data }, { idempotencyKey: 'sdk-2' });
+      expect(c.id).not.toBe(a.id);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
