@@ -16,6 +16,7 @@ module.exports = {
     '^@svc/sqlite$': path.join(root, 'packages/sqlite/src/index.ts'),
     '^@svc/mail$': path.join(root, 'packages/mail/src/index.ts'),
     '^@svc/mongo$': path.join(root, 'packages/mongo/src/index.ts'),
+    '^@svc/outbound$': path.join(root, 'packages/outbound/src/index.ts'),
   },
   testMatch: ['**/?(*.)test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

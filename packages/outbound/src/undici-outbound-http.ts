@@ -1,0 +1,169 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { OutboundError, type OutboundHttp, type OutboundPolicy, type OutboundRequest, type OutboundResponse, type OutboundTarget } from '@svc/core';
+import { Agent, buildConnector, errors } from 'undici';
+
+/** Every address a host name resolves to. */
+export type Resolver = (hostname: string) => Promise<readonly string[]>;
+
+export interface UndiciOutboundHttpOptions {
+  readonly policy: OutboundPolicy;
+  /** PEM certificates (SVC_OUTBOUND_CA) trusted besides the system roots: a test CA, a private deployment's CA. */
+  readonly extraCa?: string | undefined;
+  /** Replaces the system resolver (tests resolve names to 127.0.0.1 without touching DNS). */
+  readonly resolve?: Resolver | undefined;
+  /** Largest response body read, in bytes; a larger one is `response_too_large`. Default 10 MiB. */
+  readonly maxResponseBytes?: number | undefined;
+  /** Milliseconds to open a connection (TCP and TLS), within each request's own timeout. Default 10 s. */
+  readonly connectTimeoutMs?: number | undefined;
+}
+
+const systemResolver: Resolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+/** The connector's refusal, told apart from socket errors by its class. */
+class RefusedConnection extends Error {}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * OutboundHttp over one undici Agent (a pool of keep-alive connections per origin). The Agent's connector resolves
+ * each host itself, checks every address with the policy and connects to a checked address: a name that resolved to
+ * a public address for the URL check and to 127.0.0.1 a moment later still never reaches 127.0.0.1. TLS verifies the
+ * certificate against the host name of the URL (SNI too), not the address.
+ */
+export class UndiciOutboundHttp implements OutboundHttp {
+  private readonly agent: Agent;
+  private readonly maxResponseBytes: number;
+
+  constructor(private readonly options: UndiciOutboundHttpOptions) {
+    this.maxResponseBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
+    const resolve = options.resolve ?? systemResolver;
+    const connect = buildConnector({
+      timeout: options.connectTimeoutMs ?? 10_000,
+      ...(options.extraCa ? { ca: [...rootCertificates, options.extraCa] } : {}),
+    });
+    this.agent = new Agent({
+      connect: (opts, callback) => {
+        this.resolveChecked(opts.protocol, opts.hostname, opts.port, resolve).then(
+          (addresses) => this.connectFirst(connect, opts, addresses, callback),
+          (error: unknown) => callback(error as Error, null),
+        );
+      },
+    });
+  }
+
+  async send(request: OutboundRequest): Promise<OutboundResponse> {
+    const decision = this.options.policy.checkUrl(request.url);
+    if (!decision.allowed) throw new OutboundError('refused', `The destination ${decision.reason}.`);
+    const controller = new AbortController();
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    // undici does not abort a request that is still connecting, so the deadline races the exchange.
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+        reject(new OutboundError('timeout', 'The destination did not answer in time.'));
+      }, request.timeoutMs);
+    });
+    const exchange = this.exchange(decision.value.url, request, controller.signal);
+    exchange.catch(() => undefined);
+    try {
+      return await Promise.race([exchange, deadline]);
+    } catch (error) {
+      throw this.outboundError(error, timedOut);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async exchange(url: URL, request: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
+    const response = await this.agent.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: request.method as 'GET',
+      headers: request.headers as Record<string, string | string[]>,
+      body: request.body,
+      signal,
+      headersTimeout: request.timeoutMs,
+      bodyTimeout: request.timeoutMs,
+    });
+    const tooLarge = () => {
+      response.body.destroy();
+      return new OutboundError('response_too_large', `The answer is larger than ${this.maxResponseBytes} bytes.`);
+    };
+    if (Number(response.headers['content-length']) > this.maxResponseBytes) throw tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > this.maxResponseBytes) throw tooLarge();
+      chunks.push(chunk as Buffer);
+    }
+    return { status: response.statusCode, headers: response.headers as OutboundResponse['headers'], body: new Uint8Array(Buffer.concat(chunks)) };
+  }
+
+  /** Cuts pooled connections and requests in flight (a webhook delivery cut here is retried by its outbox). */
+  async close(): Promise<void> {
+    await this.agent.destroy();
+  }
+
+  /** The addresses of the host, each passed by the policy; a refusal if any is not. */
+  private async resolveChecked(protocol: string, hostname: string, port: string, resolve: Resolver): Promise<readonly string[]> {
+    const bracketed = isIP(hostname) === 6 ? `[${hostname}]` : hostname;
+    const decision = this.options.policy.checkUrl(`${protocol}//${bracketed}${port ? `:${port}` : ''}/`);
+    if (!decision.allowed) throw new RefusedConnection(`The destination ${decision.reason}.`);
+    const target: OutboundTarget = decision.value;
+    const addresses = isIP(hostname) ? [hostname] : await resolve(hostname);
+    if (addresses.length === 0) throw new Error('the host name has no address');
+    for (const address of addresses) {
+      const checked = this.options.policy.checkAddress(target, address);
+      if (!checked.allowed) throw new RefusedConnection(`The destination ${checked.reason}.`);
+    }
+    return addresses;
+  }
+
+  /** Tries the checked addresses in order; the host header, SNI and certificate check keep the URL's host name. */
+  private connectFirst(
+    connect: buildConnector.connector,
+    opts: buildConnector.Options,
+    addresses: readonly string[],
+    callback: buildConnector.Callback,
+  ): void {
+    const [address, ...rest] = addresses;
+    connect({ ...opts, hostname: address! }, (error, socket) => {
+      if (error && rest.length > 0 && !TIMEOUT_CODES.has((error as { code?: string }).code ?? '')) {
+        this.connectFirst(connect, opts, rest, callback);
+      } else {
+        callback(error, socket as never);
+      }
+    });
+  }
+
+  private outboundError(error: unknown, timedOut: boolean): OutboundError {
+    if (error instanceof OutboundError) return error;
+    if (causes(error).some((e) => e instanceof RefusedConnection)) {
+      return new OutboundError('refused', causes(error).find((e) => e instanceof RefusedConnection)!.message);
+    }
+    if (timedOut || causes(error).some((e) => TIMEOUT_CODES.has((e as { code?: string }).code ?? ''))) {
+      return new OutboundError('timeout', 'The destination did not answer in time.');
+    }
+    if (error instanceof errors.ResponseExceededMaxSizeError) {
+      return new OutboundError('response_too_large', `The answer is larger than ${this.maxResponseBytes} bytes.`);
+    }
+    return new OutboundError('unreachable', `The destination could not be reached (${describe(error)}).`);
+  }
+}
+
+function causes(error: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (let e = error; e !== undefined && e !== null && out.length < 5; e = (e as { cause?: unknown }).cause) out.push(e);
+  return out;
+}
+
+/** A code or class such as ECONNREFUSED or DEPTH_ZERO_SELF_SIGNED_CERT: never a resolved address or request data. */
+function describe(error: unknown): string {
+  const e = error as { code?: unknown; name?: unknown };
+  return typeof e.code === 'string' ? e.code : typeof e.name === 'string' ? e.name : 'error';
+}
