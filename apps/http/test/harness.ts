@@ -48,7 +48,7 @@ async function testStore(): Promise<Store> {
   }
   if (process.env.SVC_TEST_STORE === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'svc-http-'));
-    const store = openSqliteStore({ file: join(dir, 'svc.db'), exclusive: true, writerThread: false });
+    const store = openSqliteStore({ file: join(dir, 'svc.db'), exclusive: true });
     opened.push(async () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
