@@ -75,3 +75,5 @@ export * from './outbound/ip-address';
 export * from './outbound/outbound-allow-list';
 export * from './outbound/outbound-policy';
 export * from './outbound/outbound-http';
+export * from './audit/audit-event';
+export * from './audit/audit-chain';
