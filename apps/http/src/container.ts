@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { UndiciOutboundHttp } from '@svc/outbound';
 import {
   Authenticate,
   AcceptInvitation,
@@ -36,6 +37,8 @@ import {
   type TokenDeps,
   UpdateToken,
   type Clock,
+  OutboundPolicy,
+  type OutboundHttp,
   CreateApplication,
   CreateApplicationKey,
   CreateTenant,
@@ -112,6 +115,8 @@ export interface ContainerOverrides {
   readonly random?: RandomSource;
   readonly logger?: Logger;
   readonly mailer?: Mailer;
+  /** Outbound HTTP (webhooks, the proxy); tests may give one that resolves names to 127.0.0.1. */
+  readonly outbound?: OutboundHttp;
 }
 
 export interface OpenStoreOptions {
@@ -166,6 +171,10 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
   c.register(TOKENS.Clock, { useValue: overrides.clock ?? new SystemClock() });
   c.register(TOKENS.Ids, { useValue: overrides.ids ?? new TimeOrderedUuidGenerator() });
   c.register(TOKENS.Random, { useValue: random });
+  // Built on first use: nothing calls out yet, and an unused pool holds no connection.
+  c.register(TOKENS.OutboundHttp, single<OutboundHttp>(() =>
+    overrides.outbound ?? new UndiciOutboundHttp({ policy: new OutboundPolicy(config.outboundAllow), extraCa: config.outboundCaPem }),
+  ));
   c.register(TOKENS.MasterKey, single(() => resolveMasterKey(config, random)));
 
   const appDeps = (d: DependencyContainer) => ({

@@ -21,4 +21,5 @@ export const TOKENS = {
   TenantUseCases: Symbol('TenantUseCases'),
   AcceptInvitation: Symbol('AcceptInvitation'),
   IdempotentRequests: Symbol('IdempotentRequests'),
+  OutboundHttp: Symbol('OutboundHttp'),
 } as const;

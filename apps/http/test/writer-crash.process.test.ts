@@ -54,7 +54,7 @@ interface Load {
 /** Clients writing until `stopped()`: POST /tokens, POST /tokenize of 20 values, and create → search → PATCH → DELETE → GET walks. */
 async function drive(url: string, key: string, stopped: () => boolean, round: number): Promise<Load> {
   const load: Load = { kept: [], walks: [], wrong: [] };
-  const client = async (n: number, work: (agent: Agent, i: number) => Promise<void>): Promise<void> => {
+  const client = async (_client: number, work: (agent: Agent, i: number) => Promise<void>): Promise<void> => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       for (let i = 0; !stopped(); i++) await work(agent, i);

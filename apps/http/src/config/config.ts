@@ -1,3 +1,5 @@
+import type { OutboundAllowPattern } from '@svc/core';
+
 /** Process configuration, read once from the environment and validated before anything starts. */
 export type StoreKind = 'sqlite' | 'memory' | 'mongo';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -31,6 +33,10 @@ export interface Config {
   readonly corsOrigins: readonly string[] | '*';
   /** Milliseconds between sweeps of expired objects. */
   readonly sweepIntervalMs: number;
+  /** Destinations outbound requests may reach although private or plain http (SVC_OUTBOUND_ALLOW). */
+  readonly outboundAllow: readonly OutboundAllowPattern[];
+  /** PEM certificates trusted for outbound TLS besides the system roots (the file SVC_OUTBOUND_CA names). */
+  readonly outboundCaPem?: string | undefined;
   /** The most tokens one POST /tokenize may create. */
   readonly tokenizeLimit: number;
   /** The most distinct tokens one POST /detokenize may name. */

@@ -1,4 +1,6 @@
-import { isEmail } from '@svc/core';
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isEmail, OutboundAllowListError, type OutboundAllowPattern, parseOutboundAllowList } from '@svc/core';
 import { type Config, ConfigError, type LogLevel, type StoreKind } from './config';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -21,6 +23,38 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 }
 
 const UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** SVC_OUTBOUND_ALLOW: comma-separated `host[:port]` patterns (`*.example.com` for the names below a domain). */
+function outboundAllow(env: Env): readonly OutboundAllowPattern[] {
+  try {
+    return parseOutboundAllowList(value(env, 'SVC_OUTBOUND_ALLOW'));
+  } catch (error) {
+    if (error instanceof OutboundAllowListError) throw new ConfigError('SVC_OUTBOUND_ALLOW', error.message);
+    throw error;
+  }
+}
+
+/** SVC_OUTBOUND_CA: the path of a PEM file of one or more CA certificates, each of which must parse. */
+function outboundCa(env: Env): string | undefined {
+  const path = value(env, 'SVC_OUTBOUND_CA');
+  if (path === undefined) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch {
+    throw new ConfigError('SVC_OUTBOUND_CA', `cannot read '${path}'`);
+  }
+  const certificates = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (certificates.length === 0) throw new ConfigError('SVC_OUTBOUND_CA', `'${path}' holds no PEM certificate`);
+  for (const certificate of certificates) {
+    try {
+      new X509Certificate(certificate);
+    } catch {
+      throw new ConfigError('SVC_OUTBOUND_CA', `'${path}' holds a certificate that does not parse`);
+    }
+  }
+  return pem;
+}
 
 /** `3600` (seconds), `90s`, `30m`, `1h`, `250ms`. */
 export function duration(env: Env, name: string, fallbackMs: number): number {
@@ -142,6 +176,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: duration(env, 'SVC_SHUTDOWN_TIMEOUT', 10_000),
     corsOrigins: corsOrigins(env),
     searchReaders: integer(env, 'SVC_SEARCH_READERS', 2, 0, 16),
+    outboundAllow: outboundAllow(env),
+    outboundCaPem: outboundCa(env),
     tokenizeLimit: integer(env, 'SVC_TOKENIZE_LIMIT', 100, 1, 10_000),
     detokenizeLimit: integer(env, 'SVC_DETOKENIZE_LIMIT', 100, 1, 10_000),
   };
