@@ -57,6 +57,8 @@ export * from './token-intents/token-intent-use-cases';
 export * from './token-intents/token-intent-claims';
 export * from './idempotency/idempotency';
 export * from './idempotency/idempotent-requests';
+export * from './webhooks/webhook';
+export * from './webhooks/webhook-use-cases';
 export * from './tokens/manage-tokens';
 export * from './tokens/update-token';
 export * from './invitations/mailer';

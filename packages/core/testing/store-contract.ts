@@ -10,6 +10,7 @@ import { describeSessionContract } from './contracts/sessions.contract';
 import { describeInvitationContract } from './contracts/invitations.contract';
 import { describeTokenIntentContract } from './contracts/token-intents.contract';
 import { describeIdempotencyContract } from './contracts/idempotency.contract';
+import { describeWebhookContract } from './contracts/webhooks.contract';
 
 /** Opens a fresh, empty store for one test; the suite closes it. */
 export type StoreFactory = () => Promise<Store>;
@@ -30,6 +31,7 @@ export function describeStoreContract(name: string, open: StoreFactory): void {
     describeInvitationContract(open);
     describeTokenIntentContract(open);
     describeIdempotencyContract(open);
+    describeWebhookContract(open);
   });
 }
 

@@ -5,6 +5,7 @@ import { InMemorySessionRepository } from './in-memory-session.repository';
 import { InMemoryInvitationRepository } from './in-memory-invitation.repository';
 import { InMemoryTokenIntentRepository } from './in-memory-token-intent.repository';
 import { InMemoryIdempotencyRepository } from './in-memory-idempotency.repository';
+import { InMemoryWebhookRepository } from './in-memory-webhook.repository';
 import {
   InMemoryMemberRepository,
   InMemorySystemRepository,
@@ -25,6 +26,7 @@ export class InMemoryStore implements Store {
   readonly invitations = new InMemoryInvitationRepository();
   readonly tokenIntents = new InMemoryTokenIntentRepository();
   readonly idempotency = new InMemoryIdempotencyRepository();
+  readonly webhooks = new InMemoryWebhookRepository();
 
   async close(): Promise<void> {}
 }

@@ -6,3 +6,4 @@ export * from './token-predicate';
 export * from './in-memory-session.repository';
 export * from './in-memory-invitation.repository';
 export * from './in-memory-token-intent.repository';
+export * from './in-memory-webhook.repository';

@@ -7,6 +7,7 @@ import type { SessionDocument } from './session-document';
 import type { TokenDocument } from './token-document';
 import type { TokenIntentDocument } from './token-intent-document';
 import type { IdempotencyDocument } from './mongo-idempotency.repository';
+import type { WebhookCountDocument, WebhookDocument } from './mongo-webhook.repository';
 
 /** The collection of each kind of document, by name. */
 export const COLLECTIONS = {
@@ -21,6 +22,8 @@ export const COLLECTIONS = {
   invitations: 'invitations',
   tokenIntents: 'token_intents',
   idempotency: 'idempotency_keys',
+  webhooks: 'webhooks',
+  webhookCounts: 'webhook_counts',
 } as const;
 
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
@@ -38,6 +41,8 @@ export interface MongoCollections {
   readonly invitations: Collection<InvitationDocument>;
   readonly tokenIntents: Collection<TokenIntentDocument>;
   readonly idempotency: Collection<IdempotencyDocument>;
+  readonly webhooks: Collection<WebhookDocument>;
+  readonly webhookCounts: Collection<WebhookCountDocument>;
 }
 
 export function collectionsOf(db: Db): MongoCollections {
@@ -53,5 +58,7 @@ export function collectionsOf(db: Db): MongoCollections {
     invitations: db.collection<InvitationDocument>(COLLECTIONS.invitations),
     tokenIntents: db.collection<TokenIntentDocument>(COLLECTIONS.tokenIntents),
     idempotency: db.collection<IdempotencyDocument>(COLLECTIONS.idempotency),
+    webhooks: db.collection<WebhookDocument>(COLLECTIONS.webhooks),
+    webhookCounts: db.collection<WebhookCountDocument>(COLLECTIONS.webhookCounts),
   };
 }

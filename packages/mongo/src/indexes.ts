@@ -64,6 +64,8 @@ export function indexPlan(options: IndexPlanOptions): Readonly<Partial<Record<Co
     [COLLECTIONS.tokenIntents]: [{ key: { expires_at: 1 }, name: 'token_intents_by_expiry' }],
     // Unique by `_id` (tenant, caller, key); the sweeper deletes expired ones (no TTL: claims take expired ones over).
     [COLLECTIONS.idempotency]: [{ key: { expires_at: 1 }, name: 'idempotency_keys_by_expiry' }],
+    // Read by `_id` and tenant; listed newest first per tenant. The counters (webhook_counts) are read by `_id` only.
+    [COLLECTIONS.webhooks]: [{ key: { tenant_id: 1, created_at: -1, _id: -1 }, name: 'webhooks_by_tenant' }],
   };
 }
 

@@ -11,6 +11,7 @@ import { MongoSessionRepository } from './mongo-session.repository';
 import { MongoTokenRepository } from './mongo-token.repository';
 import { MongoTokenIntentRepository } from './mongo-token-intent.repository';
 import { MongoIdempotencyRepository } from './mongo-idempotency.repository';
+import { MongoWebhookRepository } from './mongo-webhook.repository';
 
 export interface MongoStoreOptions {
   /** A MongoDB connection string (`mongodb://…` or `mongodb+srv://…`); it may name the database. */
@@ -50,6 +51,7 @@ export class MongoStore implements Store {
   readonly invitations: MongoInvitationRepository;
   readonly tokenIntents: MongoTokenIntentRepository;
   readonly idempotency: MongoIdempotencyRepository;
+  readonly webhooks: MongoWebhookRepository;
 
   constructor(
     private readonly client: MongoClient,
@@ -67,6 +69,7 @@ export class MongoStore implements Store {
     this.invitations = new MongoInvitationRepository(c.invitations);
     this.tokenIntents = new MongoTokenIntentRepository(c.tokenIntents);
     this.idempotency = new MongoIdempotencyRepository(c.idempotency);
+    this.webhooks = new MongoWebhookRepository(c.webhooks, c.webhookCounts, client);
   }
 
   async close(): Promise<void> {

@@ -191,6 +191,16 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
   `,
+  // Webhooks (migration 14): the signing secret only sealed with the tenant's key; listed newest first per tenant.
+  `
+  CREATE TABLE webhooks (
+    tenant_id TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL, url TEXT NOT NULL, events TEXT NOT NULL,
+    status TEXT NOT NULL, notify_email TEXT, sealed_secret BLOB NOT NULL, created_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL, modified_by TEXT, modified_at INTEGER,
+    PRIMARY KEY (tenant_id, id)
+  );
+  CREATE INDEX webhooks_by_created ON webhooks (tenant_id, created_at DESC, id DESC);
+  `,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */

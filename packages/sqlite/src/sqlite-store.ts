@@ -14,6 +14,7 @@ import { SqliteSessionRepository } from './sqlite-session.repository';
 import { SqliteInvitationRepository } from './sqlite-invitation.repository';
 import { SqliteTokenIntentRepository } from './sqlite-token-intent.repository';
 import { SqliteIdempotencyRepository } from './sqlite-idempotency.repository';
+import { SqliteWebhookRepository } from './sqlite-webhook.repository';
 import { SqliteMemberRepository, SqliteSystemRepository, SqliteTenantRepository, SqliteUserRepository } from './sqlite-directory';
 
 export interface SqliteStoreOptions {
@@ -56,6 +57,7 @@ export class SqliteStore implements Store {
   readonly invitations: SqliteInvitationRepository;
   readonly tokenIntents: SqliteTokenIntentRepository;
   readonly idempotency: SqliteIdempotencyRepository;
+  readonly webhooks: SqliteWebhookRepository;
 
   constructor(
     readonly db: Database,
@@ -76,6 +78,7 @@ export class SqliteStore implements Store {
     this.invitations = new SqliteInvitationRepository(db);
     this.tokenIntents = new SqliteTokenIntentRepository(db);
     this.idempotency = new SqliteIdempotencyRepository(db);
+    this.webhooks = new SqliteWebhookRepository(db);
   }
 
   /** Stops the threads, then closes the connection and, last, releases the claim, even when a thread fails to stop. */

@@ -73,6 +73,18 @@ export class TenantKeys {
     return open(this.dataKey, sealed, `svc/idempotent/v1\u0000${this.tenantId}\u0000${scope}`);
   }
 
+  /**
+   * Encrypts a webhook's signing secret, bound to this tenant and `webhookId` under its own label
+   * (`svc/webhook-secret/v1`): deliveries open it to sign; it can never be opened as a token or an idempotent answer.
+   */
+  sealWebhookSecret(webhookId: string, secret: string): Uint8Array {
+    return seal(this.dataKey, this.random.bytes(AEAD_IV_BYTES), Buffer.from(secret, 'utf8'), `svc/webhook-secret/v1\u0000${this.tenantId}\u0000${webhookId}`);
+  }
+
+  openWebhookSecret(webhookId: string, sealed: Uint8Array): string {
+    return open(this.dataKey, sealed, `svc/webhook-secret/v1\u0000${this.tenantId}\u0000${webhookId}`).toString('utf8');
+  }
+
   private aad(tokenId: string): string {
     return `svc/token/v1\u0000${this.tenantId}\u0000${tokenId}`;
   }

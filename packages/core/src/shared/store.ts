@@ -9,6 +9,7 @@ import type { SessionRepository } from '../sessions/session';
 import type { InvitationRepository } from '../invitations/invitation';
 import type { TokenIntentRepository } from '../token-intents/token-intent';
 import type { IdempotencyRepository } from '../idempotency/idempotency';
+import type { WebhookRepository } from '../webhooks/webhook';
 
 /** Every repository of one storage technology, opened together and closed together. */
 export interface Store {
@@ -23,5 +24,6 @@ export interface Store {
   readonly invitations: InvitationRepository;
   readonly tokenIntents: TokenIntentRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly webhooks: WebhookRepository;
   close(): Promise<void>;
 }

@@ -1,0 +1,128 @@
+import type { Binary, ClientSession, Collection, MongoClient } from 'mongodb';
+import type { CreateWebhookOutcome, Page, PageRequest, Webhook, WebhookEventType, WebhookRepository } from '@svc/core';
+import { fromBinary, setOrUnset, toBinary } from './documents';
+import { isDuplicateKeyError } from './mongo-errors';
+import { findPage, NEWEST_FIRST } from './paginate';
+
+/** A webhook; `_id` is its id. The signing secret is only ever stored sealed (AES-256-GCM under the tenant's key). */
+export interface WebhookDocument {
+  _id: string;
+  tenant_id: string;
+  name: string;
+  url: string;
+  events: string[];
+  status: Webhook['status'];
+  notify_email?: string;
+  sealed_secret: Binary;
+  created_by: string;
+  created_at: Date;
+  modified_by?: string;
+  modified_at?: Date;
+}
+
+/** How many webhooks a tenant holds; `_id` is the tenant id. Kept by the same transactions that insert and delete. */
+export interface WebhookCountDocument {
+  _id: string;
+  n: number;
+}
+
+const fromDocument = (d: WebhookDocument): Webhook => ({
+  id: d._id,
+  tenantId: d.tenant_id,
+  name: d.name,
+  url: d.url,
+  events: d.events as WebhookEventType[],
+  status: d.status,
+  notifyEmail: d.notify_email,
+  sealedSecret: fromBinary(d.sealed_secret),
+  createdBy: d.created_by,
+  createdAt: d.created_at,
+  modifiedBy: d.modified_by,
+  modifiedAt: d.modified_at,
+});
+
+/** The fields an update replaces: never the secret nor the creation fields. */
+const mutable = (w: Webhook) => ({
+  name: w.name,
+  url: w.url,
+  events: [...w.events],
+  status: w.status,
+  notify_email: w.notifyEmail,
+  modified_by: w.modifiedBy,
+  modified_at: w.modifiedAt,
+});
+
+/**
+ * Webhooks in MongoDB. The per-tenant limit is a counter document: a create increments it only while it is below the
+ * limit and inserts the webhook in the same transaction, a delete removes and decrements in one, so concurrent creates
+ * from any client conflict on the counter (the driver retries the loser) and never leave more than the limit.
+ */
+export class MongoWebhookRepository implements WebhookRepository {
+  constructor(
+    private readonly webhooks: Collection<WebhookDocument>,
+    private readonly counts: Collection<WebhookCountDocument>,
+    private readonly client: MongoClient,
+  ) {}
+
+  async create(webhook: Webhook, limit: number): Promise<CreateWebhookOutcome> {
+    await this.ensureCounter(webhook.tenantId);
+    return this.client.withSession((session) =>
+      session.withTransaction(async (): Promise<CreateWebhookOutcome> => {
+        const counted = await this.counts.updateOne({ _id: webhook.tenantId, n: { $lt: limit } }, { $inc: { n: 1 } }, { session });
+        if (counted.modifiedCount !== 1) return 'limit';
+        await this.webhooks.insertOne(
+          {
+            _id: webhook.id,
+            tenant_id: webhook.tenantId,
+            name: webhook.name,
+            url: webhook.url,
+            events: [...webhook.events],
+            status: webhook.status,
+            ...(webhook.notifyEmail !== undefined ? { notify_email: webhook.notifyEmail } : {}),
+            sealed_secret: toBinary(webhook.sealedSecret),
+            created_by: webhook.createdBy,
+            created_at: webhook.createdAt,
+            ...(webhook.modifiedBy !== undefined ? { modified_by: webhook.modifiedBy } : {}),
+            ...(webhook.modifiedAt !== undefined ? { modified_at: webhook.modifiedAt } : {}),
+          },
+          { session },
+        );
+        return 'created';
+      }),
+    );
+  }
+
+  async findById(tenantId: string, id: string): Promise<Webhook | undefined> {
+    const doc = await this.webhooks.findOne({ _id: id, tenant_id: tenantId });
+    return doc ? fromDocument(doc) : undefined;
+  }
+
+  async list(tenantId: string, page: PageRequest): Promise<Page<Webhook>> {
+    return findPage(this.webhooks, { tenant_id: tenantId }, NEWEST_FIRST, page, fromDocument);
+  }
+
+  async update(webhook: Webhook): Promise<boolean> {
+    const filter = { _id: webhook.id, tenant_id: webhook.tenantId };
+    return (await this.webhooks.updateOne(filter, setOrUnset<WebhookDocument>(mutable(webhook)))).matchedCount === 1;
+  }
+
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    return this.client.withSession((session) =>
+      session.withTransaction(async (session: ClientSession) => {
+        const removed = await this.webhooks.deleteOne({ _id: id, tenant_id: tenantId }, { session });
+        if (removed.deletedCount !== 1) return false;
+        await this.counts.updateOne({ _id: tenantId }, { $inc: { n: -1 } }, { session });
+        return true;
+      }),
+    );
+  }
+
+  /** The tenant's counter, created at 0 outside the transaction (a concurrent creation of it is as good). */
+  private async ensureCounter(tenantId: string): Promise<void> {
+    try {
+      await this.counts.updateOne({ _id: tenantId }, { $setOnInsert: { n: 0 } }, { upsert: true });
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+  }
+}
