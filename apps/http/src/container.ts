@@ -56,6 +56,13 @@ import {
   type Store,
   Sweep,
   IdempotentRequests,
+  CreateWebhook,
+  DeleteWebhook,
+  GetWebhook,
+  ListWebhookEventTypes,
+  ListWebhooks,
+  UpdateWebhook,
+  type WebhookDeps,
   SystemClock,
   UpdateApplication,
   TimeOrderedUuidGenerator,
@@ -71,6 +78,7 @@ import { Logger } from './logger';
 import { TOKENS } from './tokens';
 import type { SessionUseCases } from './http/routes/session.routes';
 import type { TenantUseCases } from './http/routes/tenant.routes';
+import type { WebhookUseCases } from './http/routes/webhook.routes';
 
 export interface ApplicationUseCases {
   readonly create: CreateApplication;
@@ -318,6 +326,24 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     random: d.resolve<RandomSource>(TOKENS.Random),
     ttlMs: config.idempotencyTtlMs,
   })));
+  c.register(TOKENS.WebhookUseCases, single<WebhookUseCases>((d) => {
+    const deps: WebhookDeps = {
+      webhooks: d.resolve<Store>(TOKENS.Store).webhooks,
+      keyring: d.resolve<Keyring>(TOKENS.Keyring),
+      clock: d.resolve<Clock>(TOKENS.Clock),
+      ids: d.resolve<IdGenerator>(TOKENS.Ids),
+      random: d.resolve<RandomSource>(TOKENS.Random),
+      policy: new OutboundPolicy(config.outboundAllow),
+    };
+    return {
+      create: new CreateWebhook(deps),
+      list: new ListWebhooks(deps),
+      get: new GetWebhook(deps),
+      update: new UpdateWebhook(deps),
+      remove: new DeleteWebhook(deps),
+      eventTypes: new ListWebhookEventTypes(),
+    };
+  }));
   c.register(TOKENS.Sweep, single((d) => new Sweep({
     applications: d.resolve<Store>(TOKENS.Store).applications,
     sessions: d.resolve<Store>(TOKENS.Store).sessions,

@@ -22,4 +22,5 @@ export const TOKENS = {
   AcceptInvitation: Symbol('AcceptInvitation'),
   IdempotentRequests: Symbol('IdempotentRequests'),
   OutboundHttp: Symbol('OutboundHttp'),
+  WebhookUseCases: Symbol('WebhookUseCases'),
 } as const;

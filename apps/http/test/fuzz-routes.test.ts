@@ -105,6 +105,11 @@ function queries(known: readonly string[]): fc.Arbitrary<string> {
 
 const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'application/merge-patch+json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', ''];
 
+/** A valid webhook body (beyond.md §6). */
+const WEBHOOK = { name: 'fuzz hook', url: 'https://hooks.example.com/in', events: ['token.created', 'application.deleted'], status: 'enabled', notify_email: 'ops@example.com' };
+/** Once a tenant holds 50 webhooks, a create whose fields are all valid is a 400 naming the limit instead. */
+const WEBHOOK_LIMIT = { name: ['webhooks'], url: ['webhooks'], events: ['webhooks'], status: ['webhooks'], notify_email: ['webhooks'] };
+
 interface Fixture {
   readonly h: Harness;
   readonly mgt: string;
@@ -120,6 +125,7 @@ interface Fixture {
   readonly intentIds: string[];
   /** Token intents the store gained (creates, puts back) minus those it lost (takes): a 4xx must leave it unchanged. */
   readonly intentsNet: { n: number };
+  readonly webhookIds: string[];
 }
 
 async function fixture(): Promise<Fixture> {
@@ -171,7 +177,11 @@ async function fixture(): Promise<Fixture> {
       return taken;
     },
   });
-  return { h, mgt, pvt, pub, tokenIds, victimApps, victimKeys, invitationIds, memberIds, nonce, intentIds, intentsNet };
+  const webhookIds: string[] = [];
+  for (const name of ['first hook', 'second hook']) {
+    webhookIds.push((await as(h.app, mgt).post('/webhooks').send({ ...WEBHOOK, name }).expect(201)).body.id as string);
+  }
+  return { h, mgt, pvt, pub, tokenIds, victimApps, victimKeys, invitationIds, memberIds, nonce, intentIds, intentsNet, webhookIds };
 }
 
 /** A digest of everything the tenant's store holds, read through the store itself (sealed data included). */
@@ -189,6 +199,7 @@ async function snapshot(f: Fixture): Promise<string> {
     members: await store.members.list(tenantId, {}, all),
     intents: await Promise.all(f.intentIds.map((id) => store.tokenIntents.findById(tenantId, id, new Date(0)))),
     intentsNet: f.intentsNet.n,
+    webhooks: await store.webhooks.list(tenantId, all),
   };
   const text = JSON.stringify(state, (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value));
   return createHash('sha256').update(text).digest('hex');
@@ -318,6 +329,12 @@ const ROUTES: readonly Route[] = [
   { method: 'delete', path: '/tenants/self/invitations/:id', key: (f) => f.mgt, ids: (f) => f.invitationIds },
   { method: 'get', path: '/invitations/accept', key: () => undefined, queryKeys: ['token'], page: true },
   { method: 'post', path: '/invitations/accept', key: () => undefined, body: () => ({ token: 'not-a-real-token', first_name: 'Ada', last_name: 'L' }) },
+  { method: 'post', path: '/webhooks', key: (f) => f.mgt, body: () => ({ ...WEBHOOK }), limitField: 'webhooks', related: WEBHOOK_LIMIT },
+  { method: 'get', path: '/webhooks', key: (f) => f.mgt, queryKeys: ['page', 'size'] },
+  { method: 'get', path: '/webhooks/event-types', key: (f) => f.mgt },
+  { method: 'get', path: '/webhooks/:id', key: (f) => f.mgt, ids: (f) => f.webhookIds },
+  { method: 'put', path: '/webhooks/:id', key: (f) => f.mgt, ids: (f) => f.webhookIds, body: () => ({ ...WEBHOOK, name: 'renamed hook', status: 'disabled' }) },
+  { method: 'delete', path: '/webhooks/:id', key: (f) => f.mgt, ids: (f) => f.webhookIds },
 ];
 
 /** What one generated request looks like. */
@@ -396,9 +413,10 @@ async function readsBack(f: Fixture): Promise<void> {
     mgt.get('/applications?size=100'),
     mgt.get('/tenants/self/invitations?size=100'),
     mgt.get('/tenants/self/members?size=50'),
+    mgt.get('/webhooks?size=50'),
   ]);
   const items = answers.flatMap((res) => (res.status === 200 ? (res.body.data as Array<{ id: string }>) : []));
-  expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200]);
+  expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 200]);
   const tokens = answers[0]!.body.data as Array<{ id: string }>;
   for (const token of tokens.slice(0, 3)) expect((await pvt.get(`/tokens/${encodeURIComponent(token.id)}`)).status).toBe(200);
   expect(items.length).toBeGreaterThan(0);

@@ -20,6 +20,7 @@ import { acceptRoutes } from './routes/accept.routes';
 import { permissionRoutes } from './routes/permission.routes';
 import { tokenIntentRoutes } from './routes/token-intent.routes';
 import { bulkRoutes } from './routes/bulk.routes';
+import { webhookRoutes, type WebhookUseCases } from './routes/webhook.routes';
 import { edgeHeaders } from './trace';
 import { cors } from './cors';
 
@@ -53,6 +54,7 @@ export function createApp(container: DependencyContainer): Express {
   tenantRoutes(app, auth, container.resolve<TenantUseCases>(TOKENS.TenantUseCases), json, container.resolve<Clock>(TOKENS.Clock));
   acceptRoutes(app, container.resolve<AcceptInvitation>(TOKENS.AcceptInvitation), config.bodyLimitBytes);
   permissionRoutes(app, auth);
+  webhookRoutes(app, auth, container.resolve<WebhookUseCases>(TOKENS.WebhookUseCases), json);
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
   return app;
