@@ -1,5 +1,6 @@
 import { type AddressInfo } from 'node:net';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
+import request0 from 'supertest';
 import { BasisTheoryClient } from '@basis-theory/node-sdk';
 import { as, harness, privateKey, type Harness } from './harness';
 
@@ -177,5 +178,129 @@ describe('idempotency keys (beyond.md §4)', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('idempotency keys under attack (beyond.md §4)', () => {
+  let h: Harness;
+  let key: string;
+  beforeEach(async () => {
+    h = await harness();
+    key = await privateKey(h, 'token:create', 'token:read');
+  });
+
+  /** Holds every token create until `release()`; `started` resolves when the first one is held. */
+  function holdCreates(): { started: Promise<void>; release: () => void; restore: () => void } {
+    const tokens = h.store.tokens;
+    const create = tokens.create.bind(tokens);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const started = new Promise<void>((resolve) => (entered = resolve));
+    tokens.create = async (...args) => {
+      entered();
+      await held;
+      return create(...args);
+    };
+    return { started, release, restore: () => (tokens.create = create) };
+  }
+
+  it('keeps the answer of a request whose client hung up mid-way: the retry replays it, one token', async () => {
+    const server = createServer(h.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const hold = holdCreates();
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const body = JSON.stringify(card);
+      const aborted = request({ host: '127.0.0.1', port, method: 'POST', path: '/tokens', headers: { 'SVC-API-KEY': key, [KEY]: 'hung-up', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } });
+      aborted.on('error', () => undefined);
+      aborted.end(body);
+      await hold.started;
+      aborted.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The first request still runs on the server: a duplicate is 409, not a second run.
+      expect((await as(h.app, key).post('/tokens').set(KEY, 'hung-up').send(card)).status).toBe(409);
+      hold.release();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      hold.restore();
+      const retry = await as(h.app, key).post('/tokens').set(KEY, 'hung-up').send(card);
+      expect(retry.status).toBe(201);
+      expect(retry.headers['svc-idempotent-replayed']).toBe('true');
+      expect(await tokenCount(h, key)).toBe(1);
+    } finally {
+      hold.release();
+      hold.restore();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('runs exactly one of many concurrent identical requests: the rest are 409 or replays, one token', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, () => as(h.app, key).post('/tokens').set(KEY, 'herd').send(card)));
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    expect(answers.filter((res) => res.status === 201 && res.headers['svc-idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect(new Set(answers.filter((res) => res.status === 201).map((res) => res.text)).size).toBe(1);
+    expect(await tokenCount(h, key)).toBe(1);
+  });
+
+  it('lets browsers send the key and read SVC-IDEMPOTENT-REPLAYED (CORS)', async () => {
+    const preflight = await request0(h.app)
+      .options('/tokens')
+      .set('Origin', 'https://shop.example.com')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'svc-api-key, content-type, svc-idempotency-key, bt-idempotency-key');
+    const allowed = String(preflight.headers['access-control-allow-headers']).toLowerCase().split(/\s*,\s*/);
+    expect(allowed).toEqual(expect.arrayContaining(['svc-idempotency-key', 'bt-idempotency-key']));
+    await as(h.app, key).post('/tokens').set('Origin', 'https://shop.example.com').set(KEY, 'cors').send(card);
+    const replay = await as(h.app, key).post('/tokens').set('Origin', 'https://shop.example.com').set(KEY, 'cors').send(card);
+    expect(replay.headers['svc-idempotent-replayed']).toBe('true');
+    expect(String(replay.headers['access-control-expose-headers']).toLowerCase()).toContain('svc-idempotent-replayed');
+  });
+
+  it('replays the 201 of /tokenize for a non-object body (an array of primitives) byte for byte, even after the tokens are deleted', async () => {
+    const reader = await privateKey(h, 'token:create', 'token:read', 'token:delete');
+    const first = await as(h.app, reader).post('/tokenize').set(KEY, 'arr').send(['a', 1, null, true]);
+    expect(first.status).toBe(201);
+    for (const id of first.body.filter((x: unknown) => typeof x === 'string') as string[]) {
+      expect((await as(h.app, reader).delete(`/tokens/${id}`)).status).toBe(204);
+    }
+    const again = await as(h.app, reader).post('/tokenize').set(KEY, 'arr').send(['a', 1, null, true]);
+    expect(again.status).toBe(201);
+    expect(again.headers['svc-idempotent-replayed']).toBe('true');
+    expect(again.headers['content-length']).toBe(first.headers['content-length']);
+    expect(again.text).toBe(first.text);
+    expect(await tokenCount(h, reader)).toBe(0);
+  });
+
+  it('keeps nothing for a 403, 404 or 500 first answer: the retry runs', async () => {
+    const reader = await privateKey(h, 'token:read', 'token:update');
+    // 404: the token does not exist; the same key then works on a real one.
+    const missing = await as(h.app, reader).patch('/tokens/00000000-0000-0000-0000-000000000000').set('Content-Type', 'application/merge-patch+json').set(KEY, 'p').send({ metadata: {} });
+    expect(missing.status).toBe(404);
+    // 500: the store fails once; the retry runs and succeeds.
+    const tokens = h.store.tokens;
+    const create = tokens.create.bind(tokens);
+    tokens.create = async () => {
+      throw new Error('disk on fire');
+    };
+    const failed = await as(h.app, key).post('/tokens').set(KEY, 'boom').send(card);
+    tokens.create = create;
+    expect(failed.status).toBe(500);
+    const retry = await as(h.app, key).post('/tokens').set(KEY, 'boom').send(card);
+    expect(retry.status).toBe(201);
+    expect(retry.headers['svc-idempotent-replayed']).toBeUndefined();
+  });
+
+  it('uses SVC-IDEMPOTENCY-KEY when both headers come, and takes a key with spaces as it is', async () => {
+    const a = await as(h.app, key).post('/tokens').set(KEY, 'one key').set('BT-IDEMPOTENCY-KEY', 'other').send(card);
+    const b = await as(h.app, key).post('/tokens').set(KEY, 'one key').send(card);
+    expect(b.headers['svc-idempotent-replayed']).toBe('true');
+    expect(b.text).toBe(a.text);
+    const c = await as(h.app, key).post('/tokens').set('BT-IDEMPOTENCY-KEY', 'other').send(card);
+    expect(c.headers['svc-idempotent-replayed']).toBeUndefined();
+    const unicode = await as(h.app, key).post('/tokens').set(KEY, Buffer.from('clé', 'utf8').toString('latin1')).send(card);
+    expect(unicode.status).toBe(400);
+    expect(unicode.body.errors).toHaveProperty(KEY);
   });
 });

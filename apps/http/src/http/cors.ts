@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 
-const ALLOWED_HEADERS = 'SVC-API-KEY, BT-API-KEY, Content-Type, SVC-TRACE-ID, BT-TRACE-ID';
+const ALLOWED_HEADERS = 'SVC-API-KEY, BT-API-KEY, Content-Type, SVC-TRACE-ID, BT-TRACE-ID, SVC-IDEMPOTENCY-KEY, BT-IDEMPOTENCY-KEY';
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 
 /**
@@ -21,7 +21,7 @@ export function cors(origins: readonly string[] | '*') {
       res.setHeader('Access-Control-Allow-Origin', origin);
       res.setHeader('Vary', 'Origin');
     }
-    res.setHeader('Access-Control-Expose-Headers', 'SVC-TRACE-ID, BT-TRACE-ID');
+    res.setHeader('Access-Control-Expose-Headers', 'SVC-TRACE-ID, BT-TRACE-ID, SVC-IDEMPOTENT-REPLAYED');
     if (req.method === 'OPTIONS' && req.get('access-control-request-method')) {
       res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
       res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);

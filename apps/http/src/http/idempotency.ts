@@ -13,7 +13,8 @@ const KEPT_HEADERS = ['content-type', 'location'];
  * PUT or PATCH, it only looks at two headers. With one, it claims the key for this request (fingerprint: method, path
  * with its query, and the body as parsed JSON, so whitespace and formatting do not count), replays the kept answer,
  * or refuses (400, 409, 422). A claimed request's answer is captured at `res.end`: a 2xx answer is kept (sealed) before
- * it goes out, so a retry that follows it always finds it; any other answer releases the key.
+ * it goes out, so a retry that follows it always finds it; any other answer releases the key. A closed connection
+ * changes nothing: the answer the handler still makes decides.
  */
 export function idempotent(requests: IdempotentRequests, parse: RequestHandler, logger: Logger): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -91,12 +92,9 @@ function capture(res: Response, requests: IdempotentRequests, claim: Idempotency
       .finally(() => end(chunk, encoding, callback));
     return res;
   };
-  // A request whose connection closed before any answer: free the key for a retry.
-  res.on('close', () => {
-    if (settled) return;
-    settled = true;
-    requests.release(claim).catch(() => undefined);
-  });
+  // A client that hangs up does not stop the request: the handler still runs to its answer (the token is created),
+  // which `end` above keeps or releases as for any other. Releasing the key on 'close' let the client's retry, the
+  // very case keys are for, run the request a second time.
 }
 
 function keptHeaders(res: Response): Array<[string, string]> {
