@@ -17,6 +17,7 @@ import { type Harness, applicationKey, as, harness } from './harness';
 const SEED = 20261123;
 // Cases per route and store; SVC_FUZZ_RUNS=1000 for a deeper search (about 8 minutes).
 const RUNS = Number(process.env.SVC_FUZZ_RUNS ?? 60);
+const IDEMPOTENCY_KEY = 'SVC-IDEMPOTENCY-KEY';
 
 const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'isPrototypeOf'];
 
@@ -344,6 +345,8 @@ interface Attempt {
   readonly body?: Body;
   readonly contentType: string;
   readonly keyed: boolean;
+  /** An SVC-IDEMPOTENCY-KEY (beyond.md §4): a few reused ones (replays, 422s) or any string (400 when malformed). */
+  readonly idempotencyKey?: string;
 }
 
 function attempts(route: Route, f: Fixture): fc.Arbitrary<Attempt> {
@@ -356,6 +359,7 @@ function attempts(route: Route, f: Fixture): fc.Arbitrary<Attempt> {
     contentType: fc.oneof({ arbitrary: fc.constant(contentType), weight: 8 }, fc.constantFrom(...CONTENT_TYPES)),
     // Mostly the route's key; sometimes none, which must be a 401 that changes nothing.
     keyed: fc.oneof({ arbitrary: fc.constant(true), weight: 9 }, fc.constant(false)),
+    idempotencyKey: fc.option(fc.oneof({ arbitrary: fc.constantFrom('fuzz-1', 'fuzz-2'), weight: 3 }, fc.string({ maxLength: 300 }), fc.constant('a\tb')), { nil: undefined, freq: 3 }),
   });
 }
 
@@ -366,6 +370,7 @@ async function send(f: Fixture, route: Route, attempt: Attempt): Promise<request
   let req = request(f.h.app)[route.method](url);
   const key = route.key(f);
   if (key && attempt.keyed) req = req.set('SVC-API-KEY', key);
+  if (attempt.idempotencyKey !== undefined) req = req.set(IDEMPOTENCY_KEY, attempt.idempotencyKey);
   if (attempt.body !== undefined) {
     if (attempt.contentType) req = req.set('Content-Type', attempt.contentType);
     req = req.send(attempt.body.text);
@@ -388,6 +393,8 @@ function checkProblem(res: request.Response, route: Route, attempt: Attempt): vo
   for (const messages of Object.values(errors)) {
     expect(Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'string')).toBe(true);
   }
+  // A malformed idempotency key: the 400 names the header, whatever else is wrong.
+  if (attempt.idempotencyKey !== undefined && Object.hasOwn(errors, IDEMPOTENCY_KEY)) return;
   // Only the path is hostile: the 400 names the path parameter.
   const pristine = attempt.body === undefined || attempt.body.pristine === true;
   if (pristine && route.ids && attempt.query === '') {
