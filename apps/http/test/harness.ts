@@ -7,6 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Store } from '@svc/core';
 import { FixedClock, RecordingMailer } from '@svc/core/testing';
 import type { Mailer } from '@svc/core';
@@ -104,3 +106,11 @@ export async function applicationKey(h: Harness, body: object): Promise<string> 
 /** A private application with plain permissions. */
 export const privateKey = (h: Harness, ...permissions: string[]): Promise<string> =>
   applicationKey(h, { name: 'private', type: 'private', permissions });
+
+/** An app listening on 127.0.0.1, for clients that need a URL (Basis Theory's SDK, raw sockets). */
+export async function listening(app: Express): Promise<{ readonly url: string; readonly port: number; close(): Promise<void> }> {
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}

@@ -13,6 +13,22 @@ async function tokenCount(h: Harness, reader: string): Promise<number> {
   return ((await as(h.app, reader).get('/tokens?size=100')).body.data as unknown[]).length;
 }
 
+/** Holds every token create until `release()`; `started` resolves when the first one is held. */
+function holdCreates(h: Harness): { started: Promise<void>; release: () => void; restore: () => void } {
+  const tokens = h.store.tokens;
+  const create = tokens.create.bind(tokens);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const started = new Promise<void>((resolve) => (entered = resolve));
+  tokens.create = async (...args) => {
+    entered();
+    await held;
+    return create(...args);
+  };
+  return { started, release, restore: () => (tokens.create = create) };
+}
+
 describe('idempotency keys (beyond.md §4)', () => {
   let h: Harness;
   let key: string;
@@ -73,25 +89,15 @@ describe('idempotency keys (beyond.md §4)', () => {
   });
 
   it('answers 409 while the first request with the key runs, then replays it', async () => {
-    const tokens = h.store.tokens;
-    const create = tokens.create.bind(tokens);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let entered!: () => void;
-    const started = new Promise<void>((resolve) => (entered = resolve));
-    tokens.create = async (...args) => {
-      entered();
-      await held;
-      return create(...args);
-    };
+    const hold = holdCreates(h);
     const first = as(h.app, key).post('/tokens').set(KEY, 'slow').send(card).then((r) => r);
-    await started;
+    await hold.started;
     const duplicate = await as(h.app, key).post('/tokens').set(KEY, 'slow').send(card);
     expect(duplicate.status).toBe(409);
     expect(duplicate.body.errors).toHaveProperty(KEY);
-    release();
+    hold.release();
     const done = await first;
-    tokens.create = create;
+    hold.restore();
     expect(done.status).toBe(201);
     const replay = await as(h.app, key).post('/tokens').set(KEY, 'slow').send(card);
     expect(replay.text).toBe(done.text);
@@ -189,26 +195,11 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
     key = await privateKey(h, 'token:create', 'token:read');
   });
 
-  /** Holds every token create until `release()`; `started` resolves when the first one is held. */
-  function holdCreates(): { started: Promise<void>; release: () => void; restore: () => void } {
-    const tokens = h.store.tokens;
-    const create = tokens.create.bind(tokens);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let entered!: () => void;
-    const started = new Promise<void>((resolve) => (entered = resolve));
-    tokens.create = async (...args) => {
-      entered();
-      await held;
-      return create(...args);
-    };
-    return { started, release, restore: () => (tokens.create = create) };
-  }
 
   it('keeps the answer of a request whose client hung up mid-way: the retry replays it, one token', async () => {
     const server = createServer(h.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const hold = holdCreates();
+    const hold = holdCreates(h);
     try {
       const port = (server.address() as AddressInfo).port;
       const body = JSON.stringify(card);

@@ -1,7 +1,5 @@
-import { type AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
 import { BasisTheory, BasisTheoryClient } from '@basis-theory/node-sdk';
-import { applicationKey, harness, type Harness } from './harness';
+import { applicationKey, harness, type Harness, listening } from './harness';
 
 /**
  * Basis Theory's own Node SDK (5.x) against a real svc listening on 127.0.0.1, with nothing but the base URL changed:
@@ -11,20 +9,17 @@ const VISA = '4242424242424242';
 
 describe('@basis-theory/node-sdk 5.x against svc', () => {
   let h: Harness;
-  let server: Server;
+  let server: Awaited<ReturnType<typeof listening>>;
   let baseUrl: string;
   const client = (apiKey: string) => new BasisTheoryClient({ apiKey, baseUrl, maxRetries: 0 });
 
   beforeEach(async () => {
     h = await harness();
-    server = createServer(h.app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listening(h.app);
+    baseUrl = server.url;
   });
 
-  afterEach(async () => {
-    await new Promise((resolve) => server.close(resolve));
-  });
+  afterEach(() => server.close());
 
   const backend = () =>
     applicationKey(h, {

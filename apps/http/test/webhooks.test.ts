@@ -1,10 +1,8 @@
 import { readFileSync, existsSync } from 'node:fs';
-import { type AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
 import { BasisTheoryClient } from '@basis-theory/node-sdk';
 import { WEBHOOK_EVENT_TYPES } from '@svc/core';
 import request from 'supertest';
-import { applicationKey, as, harness, type Harness } from './harness';
+import { applicationKey, as, harness, type Harness, listening } from './harness';
 
 const HOOK = { name: 'Orders', url: 'https://hooks.example.com/svc', events: ['token.created', 'application.deleted'] };
 const NONE = '00000000-0000-4000-8000-000000000000';
@@ -254,19 +252,16 @@ describe('webhooks over HTTP', () => {
 
 describe('@basis-theory/node-sdk 5.x webhooks against svc', () => {
   let h: Harness;
-  let server: Server;
+  let server: Awaited<ReturnType<typeof listening>>;
   let baseUrl: string;
 
   beforeEach(async () => {
     h = await harness();
-    server = createServer(h.app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listening(h.app);
+    baseUrl = server.url;
   });
 
-  afterEach(async () => {
-    await new Promise((resolve) => server.close(resolve));
-  });
+  afterEach(() => server.close());
 
   it('create, get, list, update, delete and events.list, unchanged', async () => {
     const bt = new BasisTheoryClient({ apiKey: h.key, baseUrl, maxRetries: 0 });
