@@ -153,9 +153,13 @@ describe('POST /tokenize', () => {
     expect(res.body.a.data).toEqual({ number: VISA, expiration_month: 12, expiration_year: 2030 });
     await as(h.app, intents).get(`/token-intents/${first}`).expect(404);
     await as(h.app, intents).get(`/token-intents/${second}`).expect(404);
+    const third = await intent();
+    const untyped = await as(h.app, key).post('/tokenize').send({ card: { token_intent_id: third } }).expect(201);
+    expect(untyped.body.card).toMatchObject({ type: 'card', data: { number: VISA } });
+    await as(h.app, intents).get(`/token-intents/${third}`).expect(404);
     const again = await as(h.app, key).post('/tokenize').send([{ type: 'card', token_intent_id: first }]).expect(400);
     expect(Object.keys(again.body.errors)).toEqual(['[0].token_intent_id']);
-    expect(await tokenCount(h, key)).toBe(2);
+    expect(await tokenCount(h, key)).toBe(3);
   });
 
   it('needs token:create, a key and a JSON body', async () => {

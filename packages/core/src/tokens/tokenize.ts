@@ -23,9 +23,13 @@ export type TokenizeLeaf =
 const isPlainObject = (node: unknown): node is Record<string, unknown> => typeof node === 'object' && node !== null && !Array.isArray(node);
 const has = (node: object, key: string): boolean => Object.prototype.hasOwnProperty.call(node, key);
 
-/** An object with `type` and `data`, or `type` and `token_intent_id`: one token create request, as POST /tokens takes. */
+/**
+ * One token create request, as POST /tokens takes it: an object with `type` and `data`, or with `token_intent_id`
+ * (its `type` may be left out, as on POST /tokens: the intent has one). beyond.md names `type` and `token_intent_id`;
+ * without this, `{ "token_intent_id": "…" }` was a plain object whose id became a token of its own, and no card.
+ */
 export function isTokenCreateRequest(node: unknown): node is Record<string, unknown> {
-  return isPlainObject(node) && has(node, 'type') && (has(node, 'data') || has(node, 'token_intent_id'));
+  return isPlainObject(node) && (has(node, 'token_intent_id') || (has(node, 'type') && has(node, 'data')));
 }
 
 /**
