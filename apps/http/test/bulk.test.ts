@@ -162,6 +162,24 @@ describe('POST /tokenize', () => {
     expect(await tokenCount(h, key)).toBe(3);
   });
 
+  it("answers the call's own error when an intent cannot be given back, never the store's", async () => {
+    const intents = await privateKey(h, 'token:intent:create');
+    const id = (await as(h.app, intents).post('/token-intents').send({ type: 'card', data: card(VISA).data }).expect(201)).body.id as string;
+    const store = h.store.tokenIntents;
+    const create = store.create.bind(store);
+    store.create = async () => {
+      throw new Error('the store refused the intent back');
+    };
+    try {
+      const res = await as(h.app, key).post('/tokenize').send([{ type: 'card', token_intent_id: id }, { type: 'nope', data: 'x' }]).expect(400);
+      expect(Object.keys(res.body.errors)).toEqual(['[1].type']);
+      const single = await as(h.app, key).post('/tokens').send({ type: 'card', token_intent_id: 'no-such-intent', mask: 1 });
+      expect(single.status).toBe(400);
+    } finally {
+      store.create = create;
+    }
+  });
+
   it('needs token:create, a key and a JSON body', async () => {
     await as(h.app, await privateKey(h, 'token:read')).post('/tokenize').send(['a']).expect(403);
     await request(h.app).post('/tokenize').send(['a']).expect(401);

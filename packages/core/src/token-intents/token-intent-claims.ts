@@ -61,4 +61,13 @@ export class TokenIntentClaims {
   async release(claimed: ClaimedTokenIntent): Promise<void> {
     await this.deps.intents.create(claimed.intent);
   }
+
+  /**
+   * Puts back every intent of a create that stored nothing, each tried even when another fails. Never throws: it runs
+   * while the create's own error is on its way out, and that error is the one the caller must see. An intent that
+   * cannot be put back stays used up (the store refused it); nothing is made of it either way.
+   */
+  async releaseAll(claimed: readonly ClaimedTokenIntent[]): Promise<void> {
+    await Promise.allSettled(claimed.map((intent) => this.release(intent)));
+  }
 }

@@ -64,7 +64,7 @@ export class CreateToken {
       return this.answer(actor, prepared, outcome, keys, now);
     } catch (error) {
       // No token was made from the intent: it goes back, so the request can be corrected and sent again.
-      if (claimed && !stored) await this.intents!.release(claimed);
+      if (claimed && !stored) await this.intents!.releaseAll([claimed]);
       throw error;
     }
   }

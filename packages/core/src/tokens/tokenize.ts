@@ -110,7 +110,7 @@ export class Tokenize {
       }));
     } finally {
       // Nothing was made of the intents taken: they go back, so the call can be corrected and sent again.
-      if (!stored) for (const intent of claimed) await this.intents!.release(intent);
+      if (!stored && claimed.length > 0) await this.intents!.releaseAll(claimed);
     }
   }
 
