@@ -80,9 +80,14 @@ describe('id expressions that transform the data before copying it', () => {
   });
 
   it('still takes aliases that keep a BIN and the last four digits in the clear', async () => {
-    const res = await backend.post('/tokens').send({ type: 'card', data: CARD, id: '{{ data.number | alias_card: true, true }}' }).expect(201);
-    expect(res.body.id).toMatch(/^42424242\d{4}4242$/);
-    expect(res.body.id).not.toBe(NUMBER);
+    // A number without repeats: the random middle of an alias of 4242… matches three quarters of it more often.
+    const number = '4539578763621486';
+    for (let i = 0; i < 5; i++) {
+      const res = await backend.post('/tokens').send({ type: 'card', data: { ...CARD, number }, id: '{{ data.number | alias_card: true, true }}' });
+      expect({ status: res.status, errors: res.body.errors }).toEqual({ status: 201, errors: undefined });
+      expect(res.body.id).toMatch(/^45395787\d{4}1486$/);
+      expect(res.body.id).not.toBe(number);
+    }
   });
 });
 

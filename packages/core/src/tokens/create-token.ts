@@ -159,19 +159,20 @@ const LONGEST_KEPT_RUN = 8;
 const letterAndDigits = (text: string): string => text.replace(/[^\p{L}\p{N}]/gu, '').toLowerCase();
 
 /**
- * Whether `id` holds any text of the data (4 characters or more), or a run of more than LONGEST_KEPT_RUN of its
- * letters and digits with the separators and case set aside (`slice: 0, 15`, or the digits joined by dashes). A
- * heuristic against copying: an alias filter keeps at most a head and a tail.
+ * Whether `id` holds any text of the data (4 characters or more), or most of one: a run of three quarters of its
+ * letters and digits (and more than LONGEST_KEPT_RUN), separators and case set aside (`slice: 0, 15`, or the digits
+ * joined by dashes). A heuristic against copying that lets aliases be: an alias keeps at most a head (a BIN) and a
+ * tail (the last four), and the random digits between them rarely extend either run far.
  */
 function copiesData(id: string, texts: readonly string[]): boolean {
   if (texts.some((text) => text.length >= 4 && id.includes(text))) return true;
-  const run = LONGEST_KEPT_RUN + 1;
   const plainId = letterAndDigits(id);
-  const runsOfId = new Set<string>();
-  for (let i = 0; i + run <= plainId.length; i++) runsOfId.add(plainId.slice(i, i + run));
-  if (runsOfId.size === 0) return false;
   return texts.some((text) => {
     const plain = letterAndDigits(text);
+    const run = Math.max(LONGEST_KEPT_RUN + 1, Math.ceil(plain.length * 0.75));
+    if (plain.length < run || plainId.length < run) return false;
+    const runsOfId = new Set<string>();
+    for (let i = 0; i + run <= plainId.length; i++) runsOfId.add(plainId.slice(i, i + run));
     for (let i = 0; i + run <= plain.length; i++) if (runsOfId.has(plain.slice(i, i + run))) return true;
     return false;
   });
