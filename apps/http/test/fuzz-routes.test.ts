@@ -421,11 +421,16 @@ async function readsBack(f: Fixture): Promise<void> {
     mgt.get('/tenants/self/invitations?size=100'),
     mgt.get('/tenants/self/members?size=50'),
     mgt.get('/webhooks?size=50'),
+    pvt.get('/v2/tokens?size=100'),
+    pvt.post('/v2/tokens/search').send({ query: '', size: 100 }),
   ]);
   const items = answers.flatMap((res) => (res.status === 200 ? (res.body.data as Array<{ id: string }>) : []));
-  expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 200]);
+  expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200]);
   const tokens = answers[0]!.body.data as Array<{ id: string }>;
   for (const token of tokens.slice(0, 3)) expect((await pvt.get(`/tokens/${encodeURIComponent(token.id)}`)).status).toBe(200);
+  // The cursor lists show the same tokens as the numbered one.
+  const byCursor = (answers[6]!.body.data as Array<{ id: string }>).map((t) => t.id);
+  expect(byCursor).toEqual(tokens.map((t) => t.id));
   expect(items.length).toBeGreaterThan(0);
 }
 
