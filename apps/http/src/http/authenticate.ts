@@ -1,4 +1,4 @@
-import { type Actor, type Authenticate, type Permission, requirePermission } from '@svc/core';
+import { type Actor, type Authenticate, type Permission, requirePermission, requireTokenPermission } from '@svc/core';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 /** Reads the key from SVC-API-KEY (or BT-API-KEY, so Basis Theory SDKs work unchanged) and resolves the actor. */
@@ -21,6 +21,14 @@ export function actorOf(res: Response): Actor {
 export function requires(...permissions: Permission[]): RequestHandler {
   return (_req: Request, res: Response, next: NextFunction) => {
     requirePermission(actorOf(res), ...permissions);
+    next();
+  };
+}
+
+/** 403 before the body is read when no permission or rule could ever grant the token operation. */
+export function requiresToken(permission: Permission): RequestHandler {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    requireTokenPermission(actorOf(res), permission);
     next();
   };
 }

@@ -1,7 +1,6 @@
 import {
   errorsWithin,
   mapTokenizeBody,
-  requireTokenPermission,
   requireWithinLimit,
   type TokenizeItem,
   type TokenizeLeaf,
@@ -12,7 +11,7 @@ import {
 import type { IRouter, RequestHandler } from 'express';
 import { z } from 'zod';
 import type { TokenUseCases } from '../../container';
-import { actorOf } from '../authenticate';
+import { actorOf, requiresToken } from '../authenticate';
 import { presentToken } from '../presenters/token.presenter';
 import { sendJson } from '../respond';
 import { createTokenInput, createTokenSchema } from '../schemas/token.schemas';
@@ -66,10 +65,7 @@ export function bulkRoutes(router: IRouter, auth: RequestHandler, useCases: Toke
   router.post(
     '/tokenize',
     auth,
-    (_req, res, next) => {
-      requireTokenPermission(actorOf(res), 'token:create');
-      next();
-    },
+    requiresToken('token:create'),
     json,
     async (req, res) => {
       const body = jsonValue(req.body);
@@ -89,10 +85,7 @@ export function bulkRoutes(router: IRouter, auth: RequestHandler, useCases: Toke
   router.post(
     '/detokenize',
     auth,
-    (_req, res, next) => {
-      requireTokenPermission(actorOf(res), 'token:read');
-      next();
-    },
+    requiresToken('token:read'),
     json,
     async (req, res) => {
       const body = jsonValue(req.body);

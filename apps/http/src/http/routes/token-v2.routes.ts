@@ -1,7 +1,7 @@
-import { isTokenTypeName, requireTokenPermission, ValidationError } from '@svc/core';
+import { isTokenTypeName, ValidationError } from '@svc/core';
 import type { IRouter, RequestHandler } from 'express';
 import type { TokenUseCases } from '../../container';
-import { actorOf } from '../authenticate';
+import { actorOf, requiresToken } from '../authenticate';
 import { presentCursorPage } from '../presenters/cursor-pagination';
 import { presentToken } from '../presenters/token.presenter';
 import { listTokensV2Query, searchTokensV2Schema } from '../schemas/token-v2.schemas';
@@ -11,9 +11,8 @@ import { metadataFilters } from './token.routes';
 
 /** GET /v2/tokens and POST /v2/tokens/search: the v2 lists of Basis Theory's SDK, paged by opaque cursors. */
 export function tokenV2Routes(router: IRouter, auth: RequestHandler, useCases: Pick<TokenUseCases, 'listByCursor' | 'searchByCursor'>, json: RequestHandler): void {
-  router.get('/v2/tokens', auth, async (req, res) => {
-    // 403 before the parameters are read, as on GET /tokens.
-    requireTokenPermission(actorOf(res), 'token:read');
+  // 403 before the parameters or the body are read, as on /tokens.
+  router.get('/v2/tokens', auth, requiresToken('token:read'), async (req, res) => {
     const query = validate(listTokensV2Query, req.query);
     query.type?.forEach((type, i) => {
       if (!isTokenTypeName(type)) throw ValidationError.field(query.type!.length > 1 ? `type[${i}]` : 'type', 'Unknown token type.');
@@ -32,10 +31,7 @@ export function tokenV2Routes(router: IRouter, auth: RequestHandler, useCases: P
   router.post(
     '/v2/tokens/search',
     auth,
-    (_req, res, next) => {
-      requireTokenPermission(actorOf(res), 'token:search');
-      next();
-    },
+    requiresToken('token:search'),
     json,
     async (req, res) => {
       const body = validate(searchTokensV2Schema, req.body ?? {});

@@ -1,20 +1,12 @@
-import { isTokenTypeName, isWellFormedText, type Permission, requireTokenPermission, type UpdateTokenInput, ValidationError } from '@svc/core';
-import type { IRouter, NextFunction, Request, RequestHandler, Response } from 'express';
+import { isTokenTypeName, isWellFormedText, type UpdateTokenInput, ValidationError } from '@svc/core';
+import type { IRouter, RequestHandler } from 'express';
 import type { TokenUseCases } from '../../container';
-import { actorOf } from '../authenticate';
+import { actorOf, requiresToken } from '../authenticate';
 import { presentToken } from '../presenters/token.presenter';
 import { createTokenInput, createTokenSchema, listTokensQuery, searchTokensSchema, updateTokenSchema } from '../schemas/token.schemas';
 import { presentPage } from '../presenters/pagination';
 import { sendJson } from '../respond';
 import { validate } from '../validate';
-
-/** 403 before the body is read when no permission or rule could ever grant the operation. */
-function requiresToken(permission: Permission): RequestHandler {
-  return (_req: Request, res: Response, next: NextFunction) => {
-    requireTokenPermission(actorOf(res), permission);
-    next();
-  };
-}
 
 /** `?metadata.key1=value1&metadata.key2=value2`: keys are unique, and a repeated key keeps its first value. */
 export function metadataFilters(query: Record<string, unknown>): Record<string, string> {
