@@ -244,7 +244,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     const create = new CreateToken(deps, claims);
     return {
       create,
-      tokenize: new Tokenize(deps, create, config.tokenizeLimit, claims),
+      tokenize: new Tokenize(deps, create, config.tokenizeLimit),
       detokenize: new Detokenize(deps),
       get: new GetToken(deps),
       update: new UpdateToken(deps),

@@ -11,6 +11,7 @@ import { openToken } from '../tokens/token-sealing';
 import { type TokenView, viewToken } from '../tokens/token-view';
 import { requireWithinLimit } from '../tokens/tokenize';
 import { asText, type DetokenizationExpression, interpolate, type ReadText, readDetokenization } from './grammar';
+import { isRecord } from '../tokens/data-rules';
 
 /** A string of the body that holds expressions, and where it is. */
 interface Found {
@@ -47,7 +48,6 @@ interface Rendered {
   readonly error?: string;
 }
 
-const isPlainObject = (node: unknown): node is Record<string, unknown> => typeof node === 'object' && node !== null && !Array.isArray(node);
 
 /**
  * POST /detokenize (beyond.md §1), and the proxy's detokenization: every string of a JSON value that holds
@@ -126,14 +126,11 @@ export class Detokenize {
     if (Object.keys(refused).length > 0) throw new ForbiddenError('The API key may not detokenize one or more of these tokens.', refused);
 
     const views = new Map<string, TokenView>();
-    const needsKeys = [...transforms.values()].some((t) => t !== 'redact');
-    const keys = needsKeys ? await this.deps.keyring.forTenant(actor.tenantId) : undefined;
+    const keys = await this.deps.keyring.forTenant(actor.tenantId);
     for (const [id, transform] of transforms) {
       const token = stored.get(id)!;
-      views.set(
-        id,
-        transform === 'redact' ? { token, hasData: false } : viewToken(this.deps.expressions, openToken(keys!, token), transform, this.deps.policy, now),
-      );
+      // Redacted tokens are never decrypted.
+      views.set(id, transform === 'redact' ? { token, hasData: false } : viewToken(this.deps.expressions, openToken(keys, token), transform, this.deps.policy, now));
     }
     return views;
   }
@@ -177,7 +174,7 @@ function collect(body: unknown): Found[] {
       ordinal++;
     } else if (Array.isArray(node)) {
       for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], path: [...path, i] });
-    } else if (isPlainObject(node)) {
+    } else if (isRecord(node)) {
       for (const key of Object.keys(node).reverse()) stack.push({ node: node[key], path: [...path, key] });
     }
   }
@@ -193,7 +190,7 @@ function replaceAt(body: unknown, rendered: ReadonlyMap<number, unknown>): unkno
       return rendered.has(at) ? rendered.get(at) : node;
     }
     if (Array.isArray(node)) return node.map(walk);
-    if (isPlainObject(node)) {
+    if (isRecord(node)) {
       const out = Object.create(null) as Record<string, unknown>;
       for (const [key, value] of Object.entries(node)) out[key] = walk(value);
       return out;

@@ -54,24 +54,35 @@ export class CreateToken {
     requireTokenPermission(actor, 'token:create');
     const now = this.deps.clock.now();
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
-    const claimed = input.tokenIntentId === undefined ? undefined : await this.claim(actor, input.tokenIntentId, input, now);
+    const { request, claimed } = await this.withIntent(actor, input, now);
     let stored = false;
     try {
-      const prepared = this.prepare(actor, claimed ? { ...input, type: claimed.type, data: claimed.data } : input, keys, now);
+      const prepared = this.prepare(actor, request, keys, now);
       const outcome = await this.deps.tokens.create(prepared.sealed, { deduplicate: prepared.deduplicate, now });
       if (outcome.status === 'duplicate_id') throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists.');
       stored = true;
       return this.answer(actor, prepared, outcome, keys, now);
     } catch (error) {
       // No token was made from the intent: it goes back, so the request can be corrected and sent again.
-      if (claimed && !stored) await this.intents!.releaseAll([claimed]);
+      if (claimed && !stored) await this.giveBack([claimed]);
       throw error;
     }
   }
 
-  private claim(actor: Actor, id: string, input: CreateTokenInput, now: Date): Promise<ClaimedTokenIntent> {
+  /**
+   * A request naming a token intent, with the intent taken for it and its type and data in the request; any other
+   * request as it is. The caller gives the intent back ({@link giveBack}) when no token is stored.
+   */
+  async withIntent(actor: Actor, input: CreateTokenInput, now: Date): Promise<{ request: CreateTokenInput; claimed?: ClaimedTokenIntent }> {
+    if (input.tokenIntentId === undefined) return { request: input };
     if (!this.intents) throw ValidationError.field('token_intent_id', 'Token intents are not available here.');
-    return this.intents.claim(actor, id, now, input);
+    const claimed = await this.intents.claim(actor, input.tokenIntentId, now, input);
+    return { request: { ...input, type: claimed.type, data: claimed.data }, claimed };
+  }
+
+  /** Puts back intents taken for creates that stored nothing; never throws (see TokenIntentClaims.releaseAll). */
+  async giveBack(claimed: readonly ClaimedTokenIntent[]): Promise<void> {
+    if (claimed.length > 0) await this.intents?.releaseAll(claimed);
   }
 
   /**

@@ -1,12 +1,14 @@
 import { requireTokenPermission } from '../access/evaluate-access';
 import type { Actor } from '../auth/actor';
 import { ConflictError, ForbiddenError, ValidationError } from '../shared/errors';
-import { errorsWithin, fieldPath } from '../shared/field-path';
-import type { ClaimedTokenIntent, TokenIntentClaims } from '../token-intents/token-intent-claims';
+import { errorsWithin, fieldPath, joinFieldPath } from '../shared/field-path';
+import type { TenantKeys } from '../crypto/tenant-keys';
+import type { ClaimedTokenIntent } from '../token-intents/token-intent-claims';
 import type { CreateToken, CreateTokenInput, PreparedToken } from './create-token';
 import type { TokenDeps } from './token-deps';
 import type { CreateManyOutcome } from './token.repository';
 import type { TokenView } from './token-view';
+import { isRecord } from './data-rules';
 
 /**
  * POST /tokenize (beyond.md §1). The body is any JSON value: an object with `type` and `data` (or `type` and
@@ -20,7 +22,6 @@ export type TokenizeLeaf =
   | { readonly kind: 'request'; readonly path: string; readonly node: Readonly<Record<string, unknown>> }
   | { readonly kind: 'value'; readonly path: string; readonly value: string | number | boolean };
 
-const isPlainObject = (node: unknown): node is Record<string, unknown> => typeof node === 'object' && node !== null && !Array.isArray(node);
 const has = (node: object, key: string): boolean => Object.prototype.hasOwnProperty.call(node, key);
 
 /**
@@ -29,7 +30,7 @@ const has = (node: object, key: string): boolean => Object.prototype.hasOwnPrope
  * without this, `{ "token_intent_id": "…" }` was a plain object whose id became a token of its own, and no card.
  */
 export function isTokenCreateRequest(node: unknown): node is Record<string, unknown> {
-  return isPlainObject(node) && (has(node, 'token_intent_id') || (has(node, 'type') && has(node, 'data')));
+  return isRecord(node) && (has(node, 'token_intent_id') || (has(node, 'type') && has(node, 'data')));
 }
 
 /**
@@ -45,7 +46,7 @@ export function mapTokenizeBody(body: unknown, replace: (leaf: TokenizeLeaf) => 
     }
     if (Array.isArray(node)) return node.map((item, i) => walk(item, [...path, i]));
     if (isTokenCreateRequest(node)) return replace({ kind: 'request', path: fieldPath(path), node });
-    if (isPlainObject(node)) {
+    if (isRecord(node)) {
       const out = Object.create(null) as Record<string, unknown>;
       for (const [key, value] of Object.entries(node)) out[key] = walk(value, [...path, key]);
       return out;
@@ -89,8 +90,6 @@ export class Tokenize {
     private readonly create: CreateToken,
     /** The most tokens one call may create (`SVC_TOKENIZE_LIMIT`). */
     readonly limit: number,
-    /** Without it, an item naming a token intent is a 400 on its `token_intent_id`. */
-    private readonly intents?: TokenIntentClaims,
   ) {}
 
   async execute(actor: Actor, items: readonly TokenizeItem[]): Promise<TokenizeResult[]> {
@@ -110,14 +109,14 @@ export class Tokenize {
       }));
     } finally {
       // Nothing was made of the intents taken: they go back, so the call can be corrected and sent again.
-      if (!stored && claimed.length > 0) await this.intents!.releaseAll(claimed);
+      if (!stored) await this.create.giveBack(claimed);
     }
   }
 
   private async createAll(
     actor: Actor,
     items: readonly TokenizeItem[],
-    keys: Parameters<CreateToken['prepare']>[2],
+    keys: TenantKeys,
     now: Date,
     claimed: ClaimedTokenIntent[],
   ): Promise<{ prepared: readonly PreparedToken[]; outcomes: Extract<CreateManyOutcome, { status: 'created' }>['outcomes'] }> {
@@ -126,8 +125,9 @@ export class Tokenize {
     const prepared: PreparedToken[] = [];
     for (const item of items) {
       try {
-        const input = item.input.tokenIntentId === undefined ? item.input : await this.fromIntent(actor, item.input, now, claimed);
-        prepared.push(this.create.prepare(actor, input, keys, now));
+        const { request, claimed: intent } = await this.create.withIntent(actor, item.input, now);
+        if (intent) claimed.push(intent);
+        prepared.push(this.create.prepare(actor, request, keys, now));
       } catch (error) {
         if (error instanceof ValidationError) Object.assign(invalid, errorsWithin(item.path, error.errors));
         else if (error instanceof ForbiddenError) refused[item.path || 'body'] = [error.message];
@@ -142,7 +142,7 @@ export class Tokenize {
       now,
     );
     if (outcome.status === 'duplicate_id') {
-      const field = fieldOfId(items[outcome.index]!.path);
+      const field = joinFieldPath(items[outcome.index]!.path, 'id');
       throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists; no token was created.', {
         [field]: ['A token with this id already exists.'],
       });
@@ -150,16 +150,7 @@ export class Tokenize {
     return { prepared, outcomes: outcome.outcomes };
   }
 
-  /** The item's request with the data of the intent it names, taken for it (and noted, to give back on failure). */
-  private async fromIntent(actor: Actor, input: CreateTokenInput, now: Date, claimed: ClaimedTokenIntent[]): Promise<CreateTokenInput> {
-    if (!this.intents) throw ValidationError.field('token_intent_id', 'Token intents are not available here.');
-    const intent = await this.intents.claim(actor, input.tokenIntentId!, now, input);
-    claimed.push(intent);
-    return { ...input, type: intent.type, data: intent.data };
-  }
 }
-
-const fieldOfId = (path: string): string => (path === '' ? 'id' : `${path}.id`);
 
 /** 400 naming the limit when a bulk call holds more than it allows. */
 export function requireWithinLimit(count: number, limit: number, what = 'tokens', setting = 'SVC_TOKENIZE_LIMIT'): void {
