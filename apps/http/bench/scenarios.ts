@@ -45,13 +45,7 @@ export const tokenScenarios: ScenarioSuite = {
       type: 'private',
       permissions: ['token:create', 'token:read', 'token:use'],
     });
-    const res = await fetch(`${context.url}/tokens`, {
-      method: 'POST',
-      headers: { 'SVC-API-KEY': key, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ type: 'card_number', data: '4242424242424242' }),
-    });
-    if (res.status !== 201) throw new Error(`creating the bench token failed: ${res.status}`);
-    const { id } = (await res.json()) as { id: string };
+    const { id } = (await postJson(context, key, '/tokens', { type: 'card_number', data: '4242424242424242' }, 'the bench token')) as { id: string };
     return [
       {
         scenario: {
@@ -68,16 +62,29 @@ export const tokenScenarios: ScenarioSuite = {
   },
 };
 
-/** The card number `4242 42xx xxxx xxxx` with the Luhn check digit: `i` picks the middle digits. */
-export function cardNumber(i: number): string {
-  const body = `424242${String(i).padStart(9, '0')}`;
+/** `body` followed by its Luhn check digit: a valid card number for bench data. */
+export function luhnComplete(body: string): string {
   let sum = 0;
-  for (let k = 0; k < body.length; k++) {
-    let digit = Number(body[body.length - 1 - k]);
-    if (k % 2 === 0) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
-    sum += digit;
+  for (let i = 0; i < body.length; i++) {
+    let d = Number(body[body.length - 1 - i]);
+    if (i % 2 === 0) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
   }
   return `${body}${(10 - (sum % 10)) % 10}`;
+}
+
+/** POSTs a JSON body with `key` during setup; the answer's JSON, or a throw naming what failed. */
+async function postJson(context: ScenarioContext, key: string, path: string, body: unknown, what: string): Promise<unknown> {
+  const res = await fetch(`${context.url}${path}`, {
+    method: 'POST',
+    headers: { 'SVC-API-KEY': key, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`creating ${what} failed: ${res.status}`);
+  return res.json();
 }
 
 /** Bulk: POST /tokenize of 100 card_number tokens, and POST /detokenize of 100 (revealed), one request each. */
@@ -88,14 +95,8 @@ export const bulkScenarios: ScenarioSuite = {
       type: 'private',
       permissions: ['token:create', 'token:read', 'token:use'],
     });
-    const requests = Array.from({ length: 100 }, (_, i) => ({ type: 'card_number', data: cardNumber(i) }));
-    const res = await fetch(`${context.url}/tokenize`, {
-      method: 'POST',
-      headers: { 'SVC-API-KEY': key, 'Content-Type': 'application/json' },
-      body: JSON.stringify(requests),
-    });
-    if (res.status !== 201) throw new Error(`creating the bench tokens failed: ${res.status}`);
-    const ids = ((await res.json()) as Array<{ id: string }>).map((t) => t.id);
+    const requests = Array.from({ length: 100 }, (_, i) => ({ type: 'card_number', data: luhnComplete(`424242${String(i).padStart(9, '0')}`) }));
+    const ids = ((await postJson(context, key, '/tokenize', requests, 'the bench tokens')) as Array<{ id: string }>).map((t) => t.id);
     return [
       {
         scenario: {

@@ -5,6 +5,7 @@ import type { Actor, Bootstrap, Clock, CreateTokenInput, Store } from '@svc/core
 import { loadConfig } from '../src/config/load-config';
 import { type ApplicationUseCases, buildContainer, type TokenUseCases } from '../src/container';
 import { TOKENS } from '../src/tokens';
+import { luhnComplete } from './scenarios';
 
 /** The dataset the search scenarios run on; rebuilt when the recipe changes. */
 export interface SearchDataset {
@@ -39,19 +40,6 @@ const ssnOf = (i: number): string => {
   const digits = String(100_000_000 + ((i * 7_919) % 899_999_999)).padStart(9, '0');
   return `${digits.slice(0, 3)}-${digits.slice(3, 5)}-${digits.slice(5)}`;
 };
-
-function luhnComplete(body: string): string {
-  let sum = 0;
-  for (let i = 0; i < body.length; i++) {
-    let d = Number(body[body.length - 1 - i]);
-    if (i % 2 === 0) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return `${body}${(10 - (sum % 10)) % 10}`;
-}
 
 /** Token i of the dataset: 40% SSN, 30% card numbers, 20% generic tokens, 10% EINs; every one with metadata. */
 export function datasetToken(i: number): CreateTokenInput {
