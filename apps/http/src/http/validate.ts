@@ -2,11 +2,11 @@ import { fieldPath, isWellFormedText, toWellFormedText, ValidationError } from '
 import type { z } from 'zod';
 
 
-function issuesToErrors(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): Record<string, string[]> {
+function issuesToErrors(issues: readonly z.core.$ZodIssue[]): Record<string, string[]> {
   // No prototype: a field named `toString` or `__proto__` is just a key here.
   const errors = Object.create(null) as Record<string, string[]>;
   const add = (path: readonly PropertyKey[], message: string): void => {
-    const key = fieldPath([...prefix, ...path]) || 'body';
+    const key = fieldPath(path) || 'body';
     (errors[key] ??= []).push(message);
   };
   for (const issue of issues) {
@@ -51,10 +51,10 @@ function hostileValue(value: unknown): { path: PropertyKey[]; message: string } 
 }
 
 /** Checks `value` against `schema`; a failure is a ValidationError whose `errors` name each field. */
-export function validate<T extends z.ZodType>(schema: T, value: unknown, prefix: readonly PropertyKey[] = []): z.output<T> {
+export function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const hostile = hostileValue(value);
-  if (hostile) throw new ValidationError({ [fieldPath([...prefix, ...hostile.path]) || 'body']: [hostile.message] });
+  if (hostile) throw new ValidationError({ [fieldPath(hostile.path) || 'body']: [hostile.message] });
   const result = schema.safeParse(value);
-  if (!result.success) throw new ValidationError(issuesToErrors(result.error.issues, prefix));
+  if (!result.success) throw new ValidationError(issuesToErrors(result.error.issues));
   return result.data;
 }
