@@ -79,3 +79,7 @@ export * from './outbound/outbound-policy';
 export * from './outbound/outbound-http';
 export * from './audit/audit-event';
 export * from './audit/audit-chain';
+export * from './audit/audit-log';
+export * from './audit/write-effects';
+export * from './audit/audit-effects';
+export * from './webhooks/webhook-delivery';

@@ -11,6 +11,9 @@ import { describeInvitationContract } from './contracts/invitations.contract';
 import { describeTokenIntentContract } from './contracts/token-intents.contract';
 import { describeIdempotencyContract } from './contracts/idempotency.contract';
 import { describeWebhookContract } from './contracts/webhooks.contract';
+import { describeAuditLogContract } from './contracts/audit-log.contract';
+import { describeWriteEffectsContract } from './contracts/write-effects.contract';
+import { describeWebhookDeliveryContract } from './contracts/webhook-deliveries.contract';
 
 /** Opens a fresh, empty store for one test; the suite closes it. */
 export type StoreFactory = () => Promise<Store>;
@@ -32,6 +35,9 @@ export function describeStoreContract(name: string, open: StoreFactory): void {
     describeTokenIntentContract(open);
     describeIdempotencyContract(open);
     describeWebhookContract(open);
+    describeAuditLogContract(open);
+    describeWriteEffectsContract(open);
+    describeWebhookDeliveryContract(open);
   });
 }
 

@@ -17,4 +17,6 @@ export interface Actor {
   readonly rules: readonly AccessRule[];
   /** False only for a session that has not been authorized yet: such a session may do nothing. */
   readonly authorized: boolean;
+  /** The request's trace id, recorded in audit events and webhook events. */
+  readonly traceId?: string | undefined;
 }

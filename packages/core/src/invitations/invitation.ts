@@ -1,3 +1,4 @@
+import type { WriteEffects } from '../audit/write-effects';
 import type { Page, PageRequest } from '../shared/pagination';
 
 export const INVITATION_STATUSES = ['PENDING', 'EXPIRED'] as const;
@@ -38,7 +39,7 @@ export interface SecretHashCondition {
 
 export interface InvitationRepository {
   /** False when the tenant already has an invitation for this e-mail (the unique key is tenant + e-mail). */
-  create(invitation: Invitation): Promise<boolean>;
+  create(invitation: Invitation, effects?: WriteEffects): Promise<boolean>;
   findById(tenantId: string, id: string): Promise<Invitation | undefined>;
   findBySecretHash(secretHash: string): Promise<Invitation | undefined>;
   findByEmail(tenantId: string, email: string): Promise<Invitation | undefined>;
@@ -49,10 +50,10 @@ export interface InvitationRepository {
    * False when it is gone or, given a condition, carries another secret hash: of two conditional updates from the
    * same read, exactly one applies.
    */
-  update(invitation: Invitation, condition?: SecretHashCondition): Promise<boolean>;
+  update(invitation: Invitation, condition?: SecretHashCondition, effects?: WriteEffects): Promise<boolean>;
   /**
    * False when there was nothing to delete or, given a condition, the invitation carries another secret hash: of two
    * concurrent acceptances one wins, and an acceptance through a link a resend replaced deletes nothing.
    */
-  delete(tenantId: string, id: string, condition?: SecretHashCondition): Promise<boolean>;
+  delete(tenantId: string, id: string, condition?: SecretHashCondition, effects?: WriteEffects): Promise<boolean>;
 }

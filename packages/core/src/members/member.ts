@@ -1,3 +1,4 @@
+import type { WriteEffects } from '../audit/write-effects';
 import type { Page, PageRequest } from '../shared/pagination';
 
 export const MEMBER_ROLES = ['OWNER', 'ADMIN'] as const;
@@ -20,10 +21,10 @@ export interface MemberFilter {
 }
 
 export interface MemberRepository {
-  create(member: Member): Promise<void>;
+  create(member: Member, effects?: WriteEffects): Promise<void>;
   findById(tenantId: string, id: string): Promise<Member | undefined>;
   findByUser(tenantId: string, userId: string): Promise<Member | undefined>;
   /** Ordered by created_at descending, then id. */
   list(tenantId: string, filter: MemberFilter, page: PageRequest): Promise<Page<Member>>;
-  delete(tenantId: string, id: string): Promise<boolean>;
+  delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean>;
 }

@@ -1,3 +1,4 @@
+import type { WriteEffects } from '../audit/write-effects';
 import type { AccessRule } from '../access/access-rule';
 import type { Permission } from '../access/permissions';
 
@@ -33,12 +34,12 @@ export function isSessionExpired(session: Session, now: Date): boolean {
 }
 
 export interface SessionRepository {
-  create(session: Session): Promise<void>;
+  create(session: Session, effects?: WriteEffects): Promise<void>;
   findByKeyHash(keyHash: string): Promise<Session | undefined>;
   /** In any tenant: the caller compares tenants, so a foreign nonce looks exactly like an unknown one. */
   findByNonceHash(nonceHash: string): Promise<Session | undefined>;
   /** Grants the session once: false when it was authorized before (or is gone). Atomic. */
-  authorize(tenantId: string, id: string, grant: SessionGrant): Promise<boolean>;
+  authorize(tenantId: string, id: string, grant: SessionGrant, effects?: WriteEffects): Promise<boolean>;
   /** Deletes sessions whose expiresAt is at or before `now`; returns how many. */
   deleteExpired(now: Date): Promise<number>;
   /** Deletes every session of an application (the application was deleted). */

@@ -10,6 +10,8 @@ import type { InvitationRepository } from '../invitations/invitation';
 import type { TokenIntentRepository } from '../token-intents/token-intent';
 import type { IdempotencyRepository } from '../idempotency/idempotency';
 import type { WebhookRepository } from '../webhooks/webhook';
+import type { WebhookDeliveryRepository } from '../webhooks/webhook-delivery';
+import type { AuditLogRepository } from '../audit/audit-log';
 
 /** Every repository of one storage technology, opened together and closed together. */
 export interface Store {
@@ -25,5 +27,7 @@ export interface Store {
   readonly tokenIntents: TokenIntentRepository;
   readonly idempotency: IdempotencyRepository;
   readonly webhooks: WebhookRepository;
+  readonly webhookDeliveries: WebhookDeliveryRepository;
+  readonly auditLog: AuditLogRepository;
   close(): Promise<void>;
 }

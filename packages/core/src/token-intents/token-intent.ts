@@ -1,3 +1,4 @@
+import type { WriteEffects } from '../audit/write-effects';
 /** The token types an intent may hold: card and bank data collected in a browser, made into a token later. */
 export const TOKEN_INTENT_TYPES = ['card', 'bank'] as const;
 
@@ -34,14 +35,14 @@ export interface StoredTokenIntent {
  */
 export interface TokenIntentRepository {
   /** Inserts `intent`, also to put back one that was taken (its id is then free again). */
-  create(intent: StoredTokenIntent): Promise<void>;
+  create(intent: StoredTokenIntent, effects?: WriteEffects): Promise<void>;
   findById(tenantId: string, id: string, now: Date): Promise<StoredTokenIntent | undefined>;
   /**
    * Removes the live intent and returns it, in one atomic step, also across processes: of concurrent takes of one
    * intent exactly one gets it, the others get undefined. This is how an intent is used up (made into a token) or
    * deleted.
    */
-  take(tenantId: string, id: string, now: Date): Promise<StoredTokenIntent | undefined>;
+  take(tenantId: string, id: string, now: Date, effects?: WriteEffects): Promise<StoredTokenIntent | undefined>;
   /** Deletes intents whose expiresAt is at or before `now`; returns how many. */
   deleteExpired(now: Date): Promise<number>;
 }

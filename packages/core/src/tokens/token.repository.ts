@@ -2,6 +2,7 @@ import type { KeysetPage, KeysetRequest } from '../shared/keyset';
 import type { Page, PageRequest } from '../shared/pagination';
 import type { TokenQuery } from '../search/token-query';
 import type { StoredToken } from './token';
+import type { WriteEffects } from '../audit/write-effects';
 
 export type CreateTokenOutcome =
   | { readonly status: 'created' }
@@ -13,6 +14,8 @@ export type CreateTokenOutcome =
 export interface TokenToCreate {
   readonly token: StoredToken;
   readonly deduplicate: boolean;
+  /** Stored with the token when it is created (not when it deduplicates). */
+  readonly effects?: WriteEffects | undefined;
 }
 
 /** What {@link TokenRepository.createMany} did: everything, or (on a duplicate id) nothing. */
@@ -44,7 +47,10 @@ export interface TokenRepository {
    * token of the same tenant, type and fingerprint and returns it instead; the look-up and the insert are atomic, so
    * concurrent creates yield one token. Of concurrent creates of one id, one is `created`, the others `duplicate_id`.
    */
-  create(token: StoredToken, options: { readonly deduplicate: boolean; readonly now: Date }): Promise<CreateTokenOutcome>;
+  create(
+    token: StoredToken,
+    options: { readonly deduplicate: boolean; readonly now: Date; readonly effects?: WriteEffects | undefined },
+  ): Promise<CreateTokenOutcome>;
   /**
    * Creates every token in one atomic step: all are stored, or none. Each is created as `create` would (deduplication
    * included), in order, so a later token of the call deduplicates to an earlier one of the same fingerprint. When any
@@ -62,9 +68,9 @@ export interface TokenRepository {
    * exactly one is `updated` and the others are `conflict`, so no update silently overwrites another. An update never
    * creates a token.
    */
-  update(token: StoredToken, now: Date): Promise<UpdateTokenOutcome>;
+  update(token: StoredToken, now: Date, effects?: WriteEffects): Promise<UpdateTokenOutcome>;
   /** Removes the token; true when this call removed it (of concurrent deletes of one token, exactly one). */
-  delete(tenantId: string, id: string): Promise<boolean>;
+  delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean>;
   /**
    * Live tokens of a tenant matching `query` (data terms already blinded), newest first (created_at, then id, both
    * descending), with the total across pages. Answered from indexes; a store never decrypts to search.
@@ -78,7 +84,10 @@ export interface TokenRepository {
    * Answered from the `(tenant, created_at, id)` index, however deep the walk.
    */
   searchAfter(tenantId: string, query: TokenQuery, request: KeysetRequest, now: Date): Promise<KeysetPage<StoredToken>>;
-  /** Deletes tokens whose expiresAt is at or before `now`; returns how many. */
+  /**
+   * Deletes tokens whose expiresAt is at or before `now`; returns how many. Each removal brings
+   * `tokenExpiryEffects(token, now)`, stored in the same transaction.
+   */
   deleteExpired(now: Date): Promise<number>;
   /**
    * Replaces the sealed data of `token` (as read from `findCvcDue`) by `sealedData` and clears its cvc deadline, unless

@@ -1,3 +1,4 @@
+import type { WriteEffects } from '../audit/write-effects';
 import type { Page, PageRequest } from '../shared/pagination';
 
 /** Every event a webhook may subscribe to (beyond.md §6), in the order `GET /webhooks/event-types` lists them. */
@@ -63,7 +64,7 @@ export interface WebhookRepository {
    * Stores a new webhook unless its tenant already holds `limit`. Atomic: concurrent creates, from this process or
    * another, never leave a tenant with more than `limit`.
    */
-  create(webhook: Webhook, limit: number): Promise<CreateWebhookOutcome>;
+  create(webhook: Webhook, limit: number, effects?: WriteEffects): Promise<CreateWebhookOutcome>;
   findById(tenantId: string, id: string): Promise<Webhook | undefined>;
   /** Ordered by created_at descending, then id descending. */
   list(tenantId: string, page: PageRequest): Promise<Page<Webhook>>;
@@ -71,7 +72,7 @@ export interface WebhookRepository {
    * Replaces a stored webhook's name, url, events, status, notify e-mail and modification fields; the sealed secret
    * and the creation fields stay as stored. False when it no longer exists.
    */
-  update(webhook: Webhook): Promise<boolean>;
-  /** False when there was nothing to delete. */
-  delete(tenantId: string, id: string): Promise<boolean>;
+  update(webhook: Webhook, effects?: WriteEffects): Promise<boolean>;
+  /** False when there was nothing to delete. Removes the webhook's deliveries with it. */
+  delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean>;
 }

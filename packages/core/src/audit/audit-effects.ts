@@ -1,0 +1,108 @@
+import type { Actor } from '../auth/actor';
+import type { IdGenerator } from '../shared/ids';
+import { TimeOrderedUuidGenerator } from '../shared/ids';
+import type { StoredToken, TokenAttributes } from '../tokens/token';
+import type { WebhookEventType } from '../webhooks/webhook';
+import type { AuditActorType, AuditEntityType, AuditEvent, AuditOutcome } from './audit-event';
+import type { OutboxMessage, WriteEffects } from './write-effects';
+
+/** Who an event names: an application or session, or svc itself (the sweeper). */
+export interface AuditActor {
+  readonly tenantId: string;
+  readonly id: string;
+  readonly type: AuditActorType;
+  readonly traceId?: string | undefined;
+}
+
+/** The application or session an actor stands for. */
+export function auditActor(actor: Actor): AuditActor {
+  return actor.kind === 'session'
+    ? { tenantId: actor.tenantId, id: actor.sessionId ?? actor.applicationId, type: 'session', traceId: actor.traceId }
+    : { tenantId: actor.tenantId, id: actor.applicationId, type: 'application', traceId: actor.traceId };
+}
+
+export const systemActor = (tenantId: string): AuditActor => ({ tenantId, id: 'svc', type: 'system' });
+
+/** What happened, to what: the parts of an event its author chooses. Messages are fixed texts naming ids only. */
+export interface AuditFact {
+  readonly entityType: AuditEntityType;
+  readonly entityId?: string | undefined;
+  readonly operation: string;
+  readonly outcome?: AuditOutcome | undefined;
+  readonly message: string;
+}
+
+/** A webhook event to report: its type and the object's own fields (never token data). */
+export interface WebhookFact {
+  readonly type: WebhookEventType;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** Builds events and messages with fresh ids at one moment. */
+export class AuditEffects {
+  constructor(private readonly ids: IdGenerator = new TimeOrderedUuidGenerator()) {}
+
+  event(actor: AuditActor, fact: AuditFact, at: Date): AuditEvent {
+    return {
+      id: this.ids.next(),
+      tenantId: actor.tenantId,
+      actorId: actor.id,
+      actorType: actor.type,
+      entityType: fact.entityType,
+      ...(fact.entityId !== undefined ? { entityId: fact.entityId } : {}),
+      operation: fact.operation,
+      outcome: fact.outcome ?? 'success',
+      message: fact.message,
+      ...(actor.traceId !== undefined ? { traceId: actor.traceId } : {}),
+      createdAt: at,
+    };
+  }
+
+  message(actor: AuditActor, fact: WebhookFact, at: Date): OutboxMessage {
+    const id = this.ids.next();
+    const event = {
+      id,
+      type: fact.type,
+      timestamp: at.toISOString(),
+      tenant_id: actor.tenantId,
+      trace_id: actor.traceId ?? null,
+      data: { ...fact.data, actor: { id: actor.id, type: actor.type } },
+    };
+    return { id, tenantId: actor.tenantId, type: fact.type, event: JSON.stringify(event), createdAt: at };
+  }
+
+  /** One write's effects: its events, and a message for each webhook fact. */
+  effects(actor: AuditActor, at: Date, facts: readonly AuditFact[], hooks: readonly WebhookFact[] = []): WriteEffects {
+    return { events: facts.map((f) => this.event(actor, f, at)), messages: hooks.map((h) => this.message(actor, h, at)) };
+  }
+}
+
+const iso = (date: Date | undefined): string | null => date?.toISOString() ?? null;
+
+/** A token's own fields as webhooks carry them: never its data, mask, fingerprint or search indexes. */
+export function tokenHookData(token: TokenAttributes): Record<string, unknown> {
+  return {
+    id: token.id,
+    type: token.type,
+    tenant_id: token.tenantId,
+    containers: [...token.containers],
+    metadata: { ...token.metadata },
+    created_by: token.createdBy,
+    created_at: token.createdAt.toISOString(),
+    modified_by: token.modifiedBy ?? null,
+    modified_at: iso(token.modifiedAt),
+    expires_at: iso(token.expiresAt),
+  };
+}
+
+const expiryEffects = new AuditEffects();
+
+/** What the sweeper's removal of an expired token brings (stores call this for each token they remove as expired). */
+export function tokenExpiryEffects(token: StoredToken, now: Date): WriteEffects {
+  return expiryEffects.effects(
+    systemActor(token.tenantId),
+    now,
+    [{ entityType: 'token', entityId: token.id, operation: 'delete', message: 'Token expired and was removed' }],
+    [{ type: 'token.expired', data: tokenHookData(token) }],
+  );
+}
