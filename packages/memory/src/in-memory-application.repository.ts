@@ -1,3 +1,5 @@
+import type { WriteEffects } from '@svc/core';
+import type { InMemoryEffects } from './in-memory-effects';
 import type { AddKeyOutcome, Application, ApplicationFilter, ApplicationKey, ApplicationRepository, Page, PageRequest } from '@svc/core';
 import { paginate } from './paginate';
 
@@ -12,12 +14,15 @@ export class InMemoryApplicationRepository implements ApplicationRepository {
   /** Application id → its keys by key id. */
   private readonly keysOf = new Map<string, Map<string, ApplicationKey>>();
 
-  async create(application: Application, key: ApplicationKey): Promise<void> {
+  constructor(private readonly effects?: InMemoryEffects) {}
+
+  async create(application: Application, key: ApplicationKey, effects?: WriteEffects): Promise<void> {
     if (this.byId.has(application.id)) throw new Error('duplicate application id');
     if (this.byKeyHash.has(key.keyHash)) throw new Error('duplicate key hash');
     this.byId.set(application.id, application);
     this.keysOf.set(application.id, new Map());
     this.store(key);
+    this.effects?.write(effects);
   }
 
   async findById(tenantId: string, id: string): Promise<Application | undefined> {
@@ -40,17 +45,19 @@ export class InMemoryApplicationRepository implements ApplicationRepository {
     return paginate(matches, page);
   }
 
-  async update(application: Application): Promise<boolean> {
+  async update(application: Application, effects?: WriteEffects): Promise<boolean> {
     if (!this.owned(application.tenantId, application.id)) return false;
     this.byId.set(application.id, application);
+    this.effects?.write(effects);
     return true;
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
+  async delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
     if (!this.owned(tenantId, id)) return false;
     this.dropKeys(id);
     this.keysOf.delete(id);
     this.byId.delete(id);
+    this.effects?.write(effects);
     return true;
   }
 
@@ -62,11 +69,12 @@ export class InMemoryApplicationRepository implements ApplicationRepository {
     return count;
   }
 
-  async addKey(key: ApplicationKey, limit: number): Promise<AddKeyOutcome> {
+  async addKey(key: ApplicationKey, limit: number, effects?: WriteEffects): Promise<AddKeyOutcome> {
     if (!this.owned(key.tenantId, key.applicationId)) return 'absent';
     if (this.keysOf.get(key.applicationId)!.size >= limit) return 'limit';
     if (this.byKeyHash.has(key.keyHash)) throw new Error('duplicate key hash');
     this.store(key);
+    this.effects?.write(effects);
     return 'added';
   }
 
@@ -79,20 +87,22 @@ export class InMemoryApplicationRepository implements ApplicationRepository {
     return this.ownedKey(tenantId, applicationId, keyId);
   }
 
-  async deleteKey(tenantId: string, applicationId: string, keyId: string): Promise<boolean> {
+  async deleteKey(tenantId: string, applicationId: string, keyId: string, effects?: WriteEffects): Promise<boolean> {
     const key = this.ownedKey(tenantId, applicationId, keyId);
     if (!key) return false;
     this.keysOf.get(applicationId)!.delete(keyId);
     this.byKeyHash.delete(key.keyHash);
+    this.effects?.write(effects);
     return true;
   }
 
-  async replaceKeys(application: Application, key: ApplicationKey): Promise<boolean> {
+  async replaceKeys(application: Application, key: ApplicationKey, effects?: WriteEffects): Promise<boolean> {
     if (!this.owned(application.tenantId, application.id)) return false;
     if (this.byKeyHash.has(key.keyHash)) throw new Error('duplicate key hash');
     this.byId.set(application.id, application);
     this.dropKeys(application.id);
     this.store(key);
+    this.effects?.write(effects);
     return true;
   }
 

@@ -1,3 +1,5 @@
+import type { WriteEffects } from '@svc/core';
+import type { InMemoryEffects } from './in-memory-effects';
 import type {
   Member,
   MemberFilter,
@@ -45,8 +47,11 @@ export class InMemoryUserRepository implements UserRepository {
 export class InMemoryMemberRepository implements MemberRepository {
   private readonly members = new Map<string, Member>();
 
-  async create(member: Member): Promise<void> {
+  constructor(private readonly effects?: InMemoryEffects) {}
+
+  async create(member: Member, effects?: WriteEffects): Promise<void> {
     this.members.set(member.id, member);
+    this.effects?.write(effects);
   }
 
   async findById(tenantId: string, id: string): Promise<Member | undefined> {
@@ -65,9 +70,11 @@ export class InMemoryMemberRepository implements MemberRepository {
     return paginate(matches, page);
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    if (!(await this.findById(tenantId, id))) return false;
-    return this.members.delete(id);
+  async delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
+    if (this.members.get(id)?.tenantId !== tenantId) return false;
+    this.members.delete(id);
+    this.effects?.write(effects);
+    return true;
   }
 }
 

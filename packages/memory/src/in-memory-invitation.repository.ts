@@ -1,3 +1,5 @@
+import type { WriteEffects } from '@svc/core';
+import type { InMemoryEffects } from './in-memory-effects';
 import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest, SecretHashCondition } from '@svc/core';
 import { invitationStatus } from '@svc/core';
 import { paginate } from './paginate';
@@ -5,9 +7,12 @@ import { paginate } from './paginate';
 export class InMemoryInvitationRepository implements InvitationRepository {
   private readonly invitations = new Map<string, Invitation>();
 
-  async create(invitation: Invitation): Promise<boolean> {
-    if (await this.findByEmail(invitation.tenantId, invitation.email)) return false;
+  constructor(private readonly effects?: InMemoryEffects) {}
+
+  async create(invitation: Invitation, effects?: WriteEffects): Promise<boolean> {
+    if (this.withEmail(invitation.tenantId, invitation.email)) return false;
     this.invitations.set(invitation.id, invitation);
+    this.effects?.write(effects);
     return true;
   }
 
@@ -21,6 +26,10 @@ export class InMemoryInvitationRepository implements InvitationRepository {
   }
 
   async findByEmail(tenantId: string, email: string): Promise<Invitation | undefined> {
+    return this.withEmail(tenantId, email);
+  }
+
+  private withEmail(tenantId: string, email: string): Invitation | undefined {
     const wanted = email.toLowerCase();
     return [...this.invitations.values()].find((i) => i.tenantId === tenantId && i.email.toLowerCase() === wanted);
   }
@@ -33,7 +42,7 @@ export class InMemoryInvitationRepository implements InvitationRepository {
   }
 
   // Check and write run without an await between them, so no other call interleaves: the condition is atomic.
-  async update(invitation: Invitation, condition?: SecretHashCondition): Promise<boolean> {
+  async update(invitation: Invitation, condition?: SecretHashCondition, effects?: WriteEffects): Promise<boolean> {
     const stored = this.stored(invitation.tenantId, invitation.id, condition);
     if (!stored) return false;
     this.invitations.set(invitation.id, {
@@ -43,12 +52,15 @@ export class InMemoryInvitationRepository implements InvitationRepository {
       modifiedBy: invitation.modifiedBy,
       modifiedAt: invitation.modifiedAt,
     });
+    this.effects?.write(effects);
     return true;
   }
 
-  async delete(tenantId: string, id: string, condition?: SecretHashCondition): Promise<boolean> {
+  async delete(tenantId: string, id: string, condition?: SecretHashCondition, effects?: WriteEffects): Promise<boolean> {
     if (!this.stored(tenantId, id, condition)) return false;
-    return this.invitations.delete(id);
+    this.invitations.delete(id);
+    this.effects?.write(effects);
+    return true;
   }
 
   private stored(tenantId: string, id: string, condition: SecretHashCondition | undefined): Invitation | undefined {

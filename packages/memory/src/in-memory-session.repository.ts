@@ -1,10 +1,15 @@
+import type { WriteEffects } from '@svc/core';
+import type { InMemoryEffects } from './in-memory-effects';
 import type { Session, SessionGrant, SessionRepository } from '@svc/core';
 
 export class InMemorySessionRepository implements SessionRepository {
   private readonly sessions = new Map<string, Session>();
 
-  async create(session: Session): Promise<void> {
+  constructor(private readonly effects?: InMemoryEffects) {}
+
+  async create(session: Session, effects?: WriteEffects): Promise<void> {
     this.sessions.set(session.id, session);
+    this.effects?.write(effects);
   }
 
   async findByKeyHash(keyHash: string): Promise<Session | undefined> {
@@ -15,10 +20,11 @@ export class InMemorySessionRepository implements SessionRepository {
     return [...this.sessions.values()].find((s) => s.nonceHash === nonceHash);
   }
 
-  async authorize(tenantId: string, id: string, grant: SessionGrant): Promise<boolean> {
+  async authorize(tenantId: string, id: string, grant: SessionGrant, effects?: WriteEffects): Promise<boolean> {
     const session = this.sessions.get(id);
     if (!session || session.tenantId !== tenantId || session.authorizedAt) return false;
     this.sessions.set(id, { ...session, ...grant });
+    this.effects?.write(effects);
     return true;
   }
 

@@ -1,4 +1,4 @@
-import type { Store } from '@svc/core';
+import type { Store, Webhook } from '@svc/core';
 import { InMemoryApplicationRepository } from './in-memory-application.repository';
 import { InMemoryDataKeyRepository, InMemoryTokenRepository } from './in-memory-token.repository';
 import { InMemorySessionRepository } from './in-memory-session.repository';
@@ -6,6 +6,9 @@ import { InMemoryInvitationRepository } from './in-memory-invitation.repository'
 import { InMemoryTokenIntentRepository } from './in-memory-token-intent.repository';
 import { InMemoryIdempotencyRepository } from './in-memory-idempotency.repository';
 import { InMemoryWebhookRepository } from './in-memory-webhook.repository';
+import { InMemoryAuditLogRepository } from './in-memory-audit-log';
+import { InMemoryWebhookDeliveryRepository } from './in-memory-webhook-delivery.repository';
+import { InMemoryEffects } from './in-memory-effects';
 import {
   InMemoryMemberRepository,
   InMemorySystemRepository,
@@ -15,18 +18,22 @@ import {
 
 /** A complete store held in this process's memory: for tests and for embedding the vault. Nothing persists. */
 export class InMemoryStore implements Store {
+  readonly auditLog = new InMemoryAuditLogRepository();
+  readonly webhookDeliveries = new InMemoryWebhookDeliveryRepository();
+  /** Each write's effects, in the write's own step; messages fan out to the webhooks below. */
+  private readonly effects: InMemoryEffects = new InMemoryEffects(this.auditLog, this.webhookDeliveries, (tenantId): Webhook[] => this.webhooks.ofTenant(tenantId));
   readonly tenants = new InMemoryTenantRepository();
   readonly users = new InMemoryUserRepository();
-  readonly members = new InMemoryMemberRepository();
-  readonly applications = new InMemoryApplicationRepository();
+  readonly members = new InMemoryMemberRepository(this.effects);
+  readonly applications = new InMemoryApplicationRepository(this.effects);
   readonly system = new InMemorySystemRepository();
   readonly dataKeys = new InMemoryDataKeyRepository();
-  readonly tokens = new InMemoryTokenRepository();
-  readonly sessions = new InMemorySessionRepository();
-  readonly invitations = new InMemoryInvitationRepository();
-  readonly tokenIntents = new InMemoryTokenIntentRepository();
+  readonly tokens = new InMemoryTokenRepository(this.effects);
+  readonly sessions = new InMemorySessionRepository(this.effects);
+  readonly invitations = new InMemoryInvitationRepository(this.effects);
+  readonly tokenIntents = new InMemoryTokenIntentRepository(this.effects);
   readonly idempotency = new InMemoryIdempotencyRepository();
-  readonly webhooks = new InMemoryWebhookRepository();
+  readonly webhooks: InMemoryWebhookRepository = new InMemoryWebhookRepository(this.effects, this.webhookDeliveries);
 
   async close(): Promise<void> {}
 }

@@ -1,3 +1,5 @@
+import type { WriteEffects } from '@svc/core';
+import type { InMemoryEffects } from './in-memory-effects';
 import type {
   CreateManyOutcome,
   CreateTokenOutcome,
@@ -13,7 +15,7 @@ import type {
 } from '@svc/core';
 import { newestFirst, paginate } from './paginate';
 import { matchesQuery } from './token-predicate';
-import { isAfterPosition, isTokenExpired, type KeysetPage, type KeysetRequest } from '@svc/core';
+import { isAfterPosition, isTokenExpired, tokenExpiryEffects, type KeysetPage, type KeysetRequest } from '@svc/core';
 
 const keyOf = (tenantId: string, id: string): string => `${tenantId}\u0000${id}`;
 
@@ -25,7 +27,9 @@ const unchangedSince = (stored: StoredToken, read: StoredToken): boolean =>
 export class InMemoryTokenRepository implements TokenRepository {
   private readonly tokens = new Map<string, StoredToken>();
 
-  async create(token: StoredToken, options: { deduplicate: boolean; now: Date }): Promise<CreateTokenOutcome> {
+  constructor(private readonly effects?: InMemoryEffects) {}
+
+  async create(token: StoredToken, options: { deduplicate: boolean; now: Date; effects?: WriteEffects | undefined }): Promise<CreateTokenOutcome> {
     if (options.deduplicate) {
       const existing = this.oldestWithFingerprint(token, options.now);
       if (existing) return { status: 'existing', token: existing };
@@ -34,19 +38,20 @@ export class InMemoryTokenRepository implements TokenRepository {
     const current = this.tokens.get(key);
     if (current && !isTokenExpired(current, options.now)) return { status: 'duplicate_id' };
     this.tokens.set(key, token);
+    this.effects?.write(options.effects);
     return { status: 'created' };
   }
 
   /** Checks every id first, then stores: nothing is written unless everything can be, all in one turn. */
   async createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
     const taken = new Set<string>();
-    const created: StoredToken[] = [];
+    const created: TokenToCreate[] = [];
     const outcomes: Array<Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>> = [];
     for (const [index, { token, deduplicate }] of tokens.entries()) {
       if (deduplicate) {
         const found =
           this.oldestWithFingerprint(token, now) ??
-          created.find((t) => t.tenantId === token.tenantId && t.type === token.type && t.fingerprint === token.fingerprint);
+          created.find(({ token: t }) => t.tenantId === token.tenantId && t.type === token.type && t.fingerprint === token.fingerprint)?.token;
         if (found) {
           outcomes.push({ status: 'existing', token: found });
           continue;
@@ -56,10 +61,13 @@ export class InMemoryTokenRepository implements TokenRepository {
       const current = this.tokens.get(key);
       if (taken.has(key) || (current && !isTokenExpired(current, now))) return { status: 'duplicate_id', index };
       taken.add(key);
-      created.push(token);
+      created.push(tokens[index]!);
       outcomes.push({ status: 'created' });
     }
-    for (const token of created) this.tokens.set(keyOf(token.tenantId, token.id), token);
+    for (const { token, effects } of created) {
+      this.tokens.set(keyOf(token.tenantId, token.id), token);
+      this.effects?.write(effects);
+    }
     return { status: 'created', outcomes };
   }
 
@@ -78,17 +86,20 @@ export class InMemoryTokenRepository implements TokenRepository {
   }
 
   /** The check and the write happen in one turn of the event loop: nothing can come between them. */
-  async update(token: StoredToken, now: Date): Promise<UpdateTokenOutcome> {
+  async update(token: StoredToken, now: Date, effects?: WriteEffects): Promise<UpdateTokenOutcome> {
     const key = keyOf(token.tenantId, token.id);
     const current = this.tokens.get(key);
     if (!current || isTokenExpired(current, now)) return { status: 'gone' };
     if (!unchangedSince(current, token)) return { status: 'conflict' };
     this.tokens.set(key, { ...token, version: token.version + 1 });
+    this.effects?.write(effects);
     return { status: 'updated' };
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return this.tokens.delete(keyOf(tenantId, id));
+  async delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
+    if (!this.tokens.delete(keyOf(tenantId, id))) return false;
+    this.effects?.write(effects);
+    return true;
   }
 
   async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
@@ -112,6 +123,7 @@ export class InMemoryTokenRepository implements TokenRepository {
     for (const [key, token] of this.tokens) {
       if (isTokenExpired(token, now)) {
         this.tokens.delete(key);
+        this.effects?.write(tokenExpiryEffects(token, now));
         count++;
       }
     }

@@ -1,3 +1,6 @@
+import type { WriteEffects } from '@svc/core';
+import type { InMemoryEffects } from './in-memory-effects';
+import type { InMemoryWebhookDeliveryRepository } from './in-memory-webhook-delivery.repository';
 import type { CreateWebhookOutcome, Page, PageRequest, Webhook, WebhookRepository } from '@svc/core';
 import { paginate } from './paginate';
 
@@ -5,10 +8,16 @@ import { paginate } from './paginate';
 export class InMemoryWebhookRepository implements WebhookRepository {
   private readonly byId = new Map<string, Webhook>();
 
-  async create(webhook: Webhook, limit: number): Promise<CreateWebhookOutcome> {
+  constructor(
+    private readonly effects?: InMemoryEffects,
+    private readonly deliveries?: InMemoryWebhookDeliveryRepository,
+  ) {}
+
+  async create(webhook: Webhook, limit: number, effects?: WriteEffects): Promise<CreateWebhookOutcome> {
     if (this.byId.has(webhook.id)) throw new Error('duplicate webhook id');
     if (this.ofTenant(webhook.tenantId).length >= limit) return 'limit';
     this.byId.set(webhook.id, webhook);
+    this.effects?.write(effects);
     return 'created';
   }
 
@@ -20,7 +29,7 @@ export class InMemoryWebhookRepository implements WebhookRepository {
     return paginate(this.ofTenant(tenantId), page);
   }
 
-  async update(webhook: Webhook): Promise<boolean> {
+  async update(webhook: Webhook, effects?: WriteEffects): Promise<boolean> {
     const current = this.owned(webhook.tenantId, webhook.id);
     if (!current) return false;
     this.byId.set(webhook.id, {
@@ -29,12 +38,16 @@ export class InMemoryWebhookRepository implements WebhookRepository {
       createdBy: current.createdBy,
       createdAt: current.createdAt,
     });
+    this.effects?.write(effects);
     return true;
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
+  async delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
     if (!this.owned(tenantId, id)) return false;
-    return this.byId.delete(id);
+    this.byId.delete(id);
+    this.deliveries?.dropWebhook(tenantId, id);
+    this.effects?.write(effects);
+    return true;
   }
 
   private owned(tenantId: string, id: string): Webhook | undefined {
@@ -42,7 +55,8 @@ export class InMemoryWebhookRepository implements WebhookRepository {
     return webhook?.tenantId === tenantId ? webhook : undefined;
   }
 
-  private ofTenant(tenantId: string): Webhook[] {
+  /** A tenant's webhooks, for fanning messages out. */
+  ofTenant(tenantId: string): Webhook[] {
     return [...this.byId.values()].filter((w) => w.tenantId === tenantId);
   }
 }
