@@ -6,4 +6,6 @@ export * from './sqlite-data-key.repository';
 export * from './sqlite-session.repository';
 export * from './sqlite-invitation.repository';
 export * from './sqlite-token-intent.repository';
+export * from './sqlite-audit-log.repository';
+export * from './sqlite-webhook-delivery.repository';
 export * from './connection';

@@ -71,6 +71,36 @@ const APPLICATION_KEYS = `
 `;
 
 /**
+ * The audit log and the webhook outbox (migration 15, ADR 4). Events are stored per tenant, newest first for
+ * `GET /logs`; those the chainer has not placed yet are found through a partial index, and a place in a tenant's chain
+ * is taken once (UNIQUE). An anchor keeps, per tenant, the last event the retention sweep removed. A delivery is one
+ * event on its way to one webhook; deleting a webhook deletes its deliveries (a trigger, so a delete by hand does too).
+ */
+const AUDIT_AND_OUTBOX = `
+  CREATE TABLE audit_events (
+    tenant_id TEXT NOT NULL, id TEXT NOT NULL, actor_id TEXT NOT NULL, actor_type TEXT NOT NULL, entity_type TEXT NOT NULL,
+    entity_id TEXT, operation TEXT NOT NULL, outcome TEXT NOT NULL, message TEXT NOT NULL, trace_id TEXT,
+    created_at INTEGER NOT NULL, chain_seq INTEGER, prev_hash TEXT, hash TEXT,
+    PRIMARY KEY (tenant_id, id)
+  ) WITHOUT ROWID;
+  CREATE INDEX audit_events_by_created ON audit_events (tenant_id, created_at DESC, id DESC);
+  CREATE INDEX audit_events_by_entity_type ON audit_events (tenant_id, entity_type, created_at DESC, id DESC);
+  CREATE INDEX audit_events_by_entity_id ON audit_events (tenant_id, entity_id, created_at DESC, id DESC) WHERE entity_id IS NOT NULL;
+  CREATE INDEX audit_events_unchained ON audit_events (tenant_id, created_at, id) WHERE chain_seq IS NULL;
+  CREATE UNIQUE INDEX audit_events_by_chain ON audit_events (tenant_id, chain_seq) WHERE chain_seq IS NOT NULL;
+  CREATE TABLE audit_anchors (tenant_id TEXT PRIMARY KEY, chain_seq INTEGER NOT NULL, hash TEXT NOT NULL);
+  CREATE TABLE webhook_deliveries (
+    tenant_id TEXT NOT NULL, webhook_id TEXT NOT NULL, event_id TEXT NOT NULL, event_type TEXT NOT NULL, event TEXT NOT NULL,
+    status TEXT NOT NULL, attempts TEXT NOT NULL, next_attempt_at INTEGER, lease_until INTEGER, created_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, webhook_id, event_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+  CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (tenant_id, webhook_id, created_at DESC, event_id DESC);
+  CREATE TRIGGER webhooks_deleted AFTER DELETE ON webhooks
+    BEGIN DELETE FROM webhook_deliveries WHERE tenant_id = OLD.tenant_id AND webhook_id = OLD.id; END;
+`;
+
+/**
  * Schema migrations, applied in order on open; `PRAGMA user_version` records how many ran. Never edit a shipped
  * migration: append a new one. Times are stored as epoch milliseconds (INTEGER).
  */
@@ -201,6 +231,7 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX webhooks_by_created ON webhooks (tenant_id, created_at DESC, id DESC);
   `,
+  AUDIT_AND_OUTBOX,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */

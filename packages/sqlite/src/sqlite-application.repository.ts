@@ -1,5 +1,15 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
-import type { AddKeyOutcome, Application, ApplicationFilter, ApplicationKey, ApplicationRepository, Page, PageRequest } from '@svc/core';
+import type {
+  AddKeyOutcome,
+  Application,
+  ApplicationFilter,
+  ApplicationKey,
+  ApplicationRepository,
+  Page,
+  PageRequest,
+  WriteEffects,
+} from '@svc/core';
+import { changed, EffectWrites } from './effect-writes';
 import {
   type ApplicationKeyRow,
   type ApplicationRow,
@@ -34,7 +44,8 @@ function deepFreeze<T>(value: T): T {
  * from after it. A key that was not found is never remembered (a new application or key needs no invalidation).
  *
  * Writes that read first (the key limit, regenerate) run in IMMEDIATE transactions: they hold the file's write lock
- * from their first read, so another process cannot slip a write between the read and the write.
+ * from their first read, so another process cannot slip a write between the read and the write. A write's effects
+ * (ADR 4) are stored in its transaction when it changed something.
  */
 export class SqliteApplicationRepository implements ApplicationRepository {
   private readonly keys = new Map<string, Application>();
@@ -56,7 +67,10 @@ export class SqliteApplicationRepository implements ApplicationRepository {
   private readonly addKeyBelow: Transaction<(key: ApplicationKey, limit: number) => AddKeyOutcome>;
   private readonly replaceAll: Transaction<(application: Application, key: ApplicationKey) => boolean>;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly effects = new EffectWrites(db),
+  ) {
     this.changes = db.prepare('SELECT n FROM application_changes WHERE id = 1').pluck();
     this.insert = db.prepare(`INSERT INTO applications (id, tenant_id, name, type, permissions, rules, created_by,
       created_at, modified_by, modified_at, expires_at) VALUES (@id, @tenant_id, @name, @type, @permissions, @rules,
@@ -96,8 +110,8 @@ export class SqliteApplicationRepository implements ApplicationRepository {
     });
   }
 
-  async create(application: Application, key: ApplicationKey): Promise<void> {
-    this.createWithKey.immediate(application, key);
+  async create(application: Application, key: ApplicationKey, effects?: WriteEffects): Promise<void> {
+    this.effects.guarded(() => this.createWithKey.immediate(application, key), () => true, effects);
   }
 
   async findById(tenantId: string, id: string): Promise<Application | undefined> {
@@ -139,20 +153,20 @@ export class SqliteApplicationRepository implements ApplicationRepository {
     return selectPage<ApplicationRow, Application>(this.db, 'applications', where, params, page, toApplication);
   }
 
-  async update(application: Application): Promise<boolean> {
-    return this.replace.run(toApplicationRow(application)).changes === 1;
+  async update(application: Application, effects?: WriteEffects): Promise<boolean> {
+    return this.effects.guarded(() => this.replace.run(toApplicationRow(application)).changes === 1, changed, effects);
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return this.remove.run(tenantId, id).changes === 1;
+  async delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
+    return this.effects.guarded(() => this.remove.run(tenantId, id).changes === 1, changed, effects);
   }
 
   async deleteExpired(now: Date): Promise<number> {
     return this.expired.run(now.getTime()).changes;
   }
 
-  async addKey(key: ApplicationKey, limit: number): Promise<AddKeyOutcome> {
-    return this.addKeyBelow.immediate(key, limit);
+  async addKey(key: ApplicationKey, limit: number, effects?: WriteEffects): Promise<AddKeyOutcome> {
+    return this.effects.guarded(() => this.addKeyBelow.immediate(key, limit), (outcome) => outcome === 'added', effects);
   }
 
   async listKeys(tenantId: string, applicationId: string): Promise<ApplicationKey[]> {
@@ -164,11 +178,11 @@ export class SqliteApplicationRepository implements ApplicationRepository {
     return row && toApplicationKey(row);
   }
 
-  async deleteKey(tenantId: string, applicationId: string, keyId: string): Promise<boolean> {
-    return this.removeKey.run(tenantId, applicationId, keyId).changes === 1;
+  async deleteKey(tenantId: string, applicationId: string, keyId: string, effects?: WriteEffects): Promise<boolean> {
+    return this.effects.guarded(() => this.removeKey.run(tenantId, applicationId, keyId).changes === 1, changed, effects);
   }
 
-  async replaceKeys(application: Application, key: ApplicationKey): Promise<boolean> {
-    return this.replaceAll.immediate(application, key);
+  async replaceKeys(application: Application, key: ApplicationKey, effects?: WriteEffects): Promise<boolean> {
+    return this.effects.guarded(() => this.replaceAll.immediate(application, key), changed, effects);
   }
 }

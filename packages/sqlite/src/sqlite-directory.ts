@@ -10,7 +10,9 @@ import type {
   TenantRepository,
   User,
   UserRepository,
+  WriteEffects,
 } from '@svc/core';
+import { changed, EffectWrites } from './effect-writes';
 import { date, ms, nul, opt, placeholders, selectPage } from './rows';
 
 interface TenantRow {
@@ -111,7 +113,10 @@ export class SqliteMemberRepository implements MemberRepository {
   private readonly byUser: Statement;
   private readonly remove: Statement;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly effects = new EffectWrites(db),
+  ) {
     this.insert = db.prepare(`INSERT INTO members (id, tenant_id, user_id, role, created_by, created_at, modified_by, modified_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     this.byId = db.prepare('SELECT * FROM members WHERE tenant_id = ? AND id = ?');
@@ -119,8 +124,10 @@ export class SqliteMemberRepository implements MemberRepository {
     this.remove = db.prepare('DELETE FROM members WHERE tenant_id = ? AND id = ?');
   }
 
-  async create(m: Member): Promise<void> {
-    this.insert.run(m.id, m.tenantId, m.userId, m.role, nul(m.createdBy), m.createdAt.getTime(), nul(m.modifiedBy), ms(m.modifiedAt));
+  async create(m: Member, effects?: WriteEffects): Promise<void> {
+    const insert = () =>
+      this.insert.run(m.id, m.tenantId, m.userId, m.role, nul(m.createdBy), m.createdAt.getTime(), nul(m.modifiedBy), ms(m.modifiedAt));
+    this.effects.guarded(insert, () => true, effects);
   }
 
   async findById(tenantId: string, id: string): Promise<Member | undefined> {
@@ -143,8 +150,8 @@ export class SqliteMemberRepository implements MemberRepository {
     return selectPage<MemberRow, ReturnType<typeof toMember>>(this.db, 'members', where, params, page, toMember);
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return this.remove.run(tenantId, id).changes === 1;
+  async delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
+    return this.effects.guarded(() => this.remove.run(tenantId, id).changes === 1, changed, effects);
   }
 }
 

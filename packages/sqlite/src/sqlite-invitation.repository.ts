@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest, SecretHashCondition } from '@svc/core';
+import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest, SecretHashCondition, WriteEffects } from '@svc/core';
+import { changed, EffectWrites } from './effect-writes';
 import { date, ms, nul, opt, selectPage } from './rows';
 
 interface InvitationRow {
@@ -37,7 +38,10 @@ export class SqliteInvitationRepository implements InvitationRepository {
   private readonly remove: Statement;
   private readonly removeIf: Statement;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly effects = new EffectWrites(db),
+  ) {
     this.insert = db.prepare(`INSERT OR IGNORE INTO invitations (id, tenant_id, email, secret_hash, created_by, created_at,
       modified_by, modified_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.byId = db.prepare('SELECT * FROM invitations WHERE tenant_id = ? AND id = ?');
@@ -51,10 +55,11 @@ export class SqliteInvitationRepository implements InvitationRepository {
     this.removeIf = db.prepare('DELETE FROM invitations WHERE tenant_id = ? AND id = ? AND secret_hash = ?');
   }
 
-  async create(i: Invitation): Promise<boolean> {
-    const result = this.insert.run(i.id, i.tenantId, i.email, i.secretHash, nul(i.createdBy), i.createdAt.getTime(),
-      nul(i.modifiedBy), ms(i.modifiedAt), i.expiresAt.getTime());
-    return result.changes === 1;
+  async create(i: Invitation, effects?: WriteEffects): Promise<boolean> {
+    const insert = () =>
+      this.insert.run(i.id, i.tenantId, i.email, i.secretHash, nul(i.createdBy), i.createdAt.getTime(), nul(i.modifiedBy),
+        ms(i.modifiedAt), i.expiresAt.getTime()).changes === 1;
+    return this.effects.guarded(insert, changed, effects);
   }
 
   async findById(tenantId: string, id: string): Promise<Invitation | undefined> {
@@ -81,14 +86,15 @@ export class SqliteInvitationRepository implements InvitationRepository {
     return selectPage<InvitationRow, ReturnType<typeof toInvitation>>(this.db, 'invitations', where, params, page, toInvitation);
   }
 
-  async update(i: Invitation, condition?: SecretHashCondition): Promise<boolean> {
+  async update(i: Invitation, condition?: SecretHashCondition, effects?: WriteEffects): Promise<boolean> {
     const values = [i.secretHash, nul(i.modifiedBy), ms(i.modifiedAt), i.expiresAt.getTime(), i.tenantId, i.id];
-    const result = condition ? this.replaceIf.run(...values, condition.expectedSecretHash) : this.replace.run(...values);
-    return result.changes === 1;
+    const update = () => (condition ? this.replaceIf.run(...values, condition.expectedSecretHash) : this.replace.run(...values)).changes === 1;
+    return this.effects.guarded(update, changed, effects);
   }
 
-  async delete(tenantId: string, id: string, condition?: SecretHashCondition): Promise<boolean> {
-    const result = condition ? this.removeIf.run(tenantId, id, condition.expectedSecretHash) : this.remove.run(tenantId, id);
-    return result.changes === 1;
+  async delete(tenantId: string, id: string, condition?: SecretHashCondition, effects?: WriteEffects): Promise<boolean> {
+    const remove = () =>
+      (condition ? this.removeIf.run(tenantId, id, condition.expectedSecretHash) : this.remove.run(tenantId, id)).changes === 1;
+    return this.effects.guarded(remove, changed, effects);
   }
 }

@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { AccessRule, Permission, Session, SessionGrant, SessionRepository } from '@svc/core';
+import type { AccessRule, Permission, Session, SessionGrant, SessionRepository, WriteEffects } from '@svc/core';
+import { changed, EffectWrites } from './effect-writes';
 import { date } from './rows';
 
 interface SessionRow {
@@ -37,7 +38,10 @@ export class SqliteSessionRepository implements SessionRepository {
   private readonly expired: Statement;
   private readonly byApplication: Statement;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly effects = new EffectWrites(db),
+  ) {
     this.insert = db.prepare(`INSERT INTO sessions (id, tenant_id, application_id, key_hash, nonce_hash, created_at, expires_at,
       authorized_at, permissions, rules) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.byKey = db.prepare('SELECT * FROM sessions WHERE key_hash = ?');
@@ -48,9 +52,11 @@ export class SqliteSessionRepository implements SessionRepository {
     this.byApplication = db.prepare('DELETE FROM sessions WHERE tenant_id = ? AND application_id = ?');
   }
 
-  async create(s: Session): Promise<void> {
-    this.insert.run(s.id, s.tenantId, s.applicationId, s.keyHash, s.nonceHash, s.createdAt.getTime(), s.expiresAt.getTime(),
-      s.authorizedAt ? s.authorizedAt.getTime() : null, JSON.stringify(s.permissions), JSON.stringify(s.rules));
+  async create(s: Session, effects?: WriteEffects): Promise<void> {
+    const insert = () =>
+      this.insert.run(s.id, s.tenantId, s.applicationId, s.keyHash, s.nonceHash, s.createdAt.getTime(), s.expiresAt.getTime(),
+        s.authorizedAt ? s.authorizedAt.getTime() : null, JSON.stringify(s.permissions), JSON.stringify(s.rules));
+    this.effects.guarded(insert, () => true, effects);
   }
 
   async findByKeyHash(keyHash: string): Promise<Session | undefined> {
@@ -63,9 +69,10 @@ export class SqliteSessionRepository implements SessionRepository {
     return row && toSession(row);
   }
 
-  async authorize(tenantId: string, id: string, g: SessionGrant): Promise<boolean> {
-    const result = this.grant.run(JSON.stringify(g.permissions), JSON.stringify(g.rules), g.expiresAt.getTime(), g.authorizedAt.getTime(), tenantId, id);
-    return result.changes === 1;
+  async authorize(tenantId: string, id: string, g: SessionGrant, effects?: WriteEffects): Promise<boolean> {
+    const grant = () =>
+      this.grant.run(JSON.stringify(g.permissions), JSON.stringify(g.rules), g.expiresAt.getTime(), g.authorizedAt.getTime(), tenantId, id).changes === 1;
+    return this.effects.guarded(grant, changed, effects);
   }
 
   async deleteExpired(now: Date): Promise<number> {

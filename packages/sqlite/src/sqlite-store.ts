@@ -15,6 +15,9 @@ import { SqliteInvitationRepository } from './sqlite-invitation.repository';
 import { SqliteTokenIntentRepository } from './sqlite-token-intent.repository';
 import { SqliteIdempotencyRepository } from './sqlite-idempotency.repository';
 import { SqliteWebhookRepository } from './sqlite-webhook.repository';
+import { SqliteWebhookDeliveryRepository } from './sqlite-webhook-delivery.repository';
+import { SqliteAuditLogRepository } from './sqlite-audit-log.repository';
+import { EffectWrites } from './effect-writes';
 import { SqliteMemberRepository, SqliteSystemRepository, SqliteTenantRepository, SqliteUserRepository } from './sqlite-directory';
 
 export interface SqliteStoreOptions {
@@ -58,6 +61,8 @@ export class SqliteStore implements Store {
   readonly tokenIntents: SqliteTokenIntentRepository;
   readonly idempotency: SqliteIdempotencyRepository;
   readonly webhooks: SqliteWebhookRepository;
+  readonly webhookDeliveries: SqliteWebhookDeliveryRepository;
+  readonly auditLog: SqliteAuditLogRepository;
 
   constructor(
     readonly db: Database,
@@ -67,18 +72,22 @@ export class SqliteStore implements Store {
     private readonly claim?: Database,
     private readonly checkpointer?: Checkpointer,
   ) {
+    // Write effects (ADR 4) of the main connection's writes: statements prepared once, shared by its repositories.
+    const effects = new EffectWrites(db);
     this.tenants = new SqliteTenantRepository(db);
     this.users = new SqliteUserRepository(db);
-    this.members = new SqliteMemberRepository(db);
-    this.applications = new SqliteApplicationRepository(db);
+    this.members = new SqliteMemberRepository(db, effects);
+    this.applications = new SqliteApplicationRepository(db, effects);
     this.system = new SqliteSystemRepository(db);
     this.dataKeys = new SqliteDataKeyRepository(db);
     this.tokens = new SqliteTokenRepository(db, writer, broadLeafThreshold, readers);
-    this.sessions = new SqliteSessionRepository(db);
-    this.invitations = new SqliteInvitationRepository(db);
-    this.tokenIntents = new SqliteTokenIntentRepository(db);
+    this.sessions = new SqliteSessionRepository(db, effects);
+    this.invitations = new SqliteInvitationRepository(db, effects);
+    this.tokenIntents = new SqliteTokenIntentRepository(db, effects);
     this.idempotency = new SqliteIdempotencyRepository(db);
-    this.webhooks = new SqliteWebhookRepository(db);
+    this.webhooks = new SqliteWebhookRepository(db, effects);
+    this.webhookDeliveries = new SqliteWebhookDeliveryRepository(db);
+    this.auditLog = new SqliteAuditLogRepository(db, effects);
   }
 
   /** Stops the threads, then closes the connection and, last, releases the claim, even when a thread fails to stop. */

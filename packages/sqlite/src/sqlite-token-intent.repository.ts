@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { StoredTokenIntent, TokenIntentRepository, TokenIntentType } from '@svc/core';
+import type { StoredTokenIntent, TokenIntentRepository, TokenIntentType, WriteEffects } from '@svc/core';
+import { EffectWrites } from './effect-writes';
 
 interface TokenIntentRow {
   tenant_id: string;
@@ -33,7 +34,10 @@ export class SqliteTokenIntentRepository implements TokenIntentRepository {
   private readonly takeLive: Statement;
   private readonly expired: Statement;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly effects = new EffectWrites(db),
+  ) {
     this.insert = db.prepare(`INSERT INTO token_intents (tenant_id, id, type, sealed_data, fingerprint, created_by, created_at, expires_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     this.byId = db.prepare('SELECT * FROM token_intents WHERE tenant_id = ? AND id = ? AND expires_at > ?');
@@ -41,8 +45,10 @@ export class SqliteTokenIntentRepository implements TokenIntentRepository {
     this.expired = db.prepare('DELETE FROM token_intents WHERE expires_at <= ?');
   }
 
-  async create(i: StoredTokenIntent): Promise<void> {
-    this.insert.run(i.tenantId, i.id, i.type, Buffer.from(i.sealedData), i.fingerprint, i.createdBy, i.createdAt.getTime(), i.expiresAt.getTime());
+  async create(i: StoredTokenIntent, effects?: WriteEffects): Promise<void> {
+    const insert = () =>
+      this.insert.run(i.tenantId, i.id, i.type, Buffer.from(i.sealedData), i.fingerprint, i.createdBy, i.createdAt.getTime(), i.expiresAt.getTime());
+    this.effects.guarded(insert, () => true, effects);
   }
 
   async findById(tenantId: string, id: string, now: Date): Promise<StoredTokenIntent | undefined> {
@@ -50,8 +56,9 @@ export class SqliteTokenIntentRepository implements TokenIntentRepository {
     return row && toIntent(row);
   }
 
-  async take(tenantId: string, id: string, now: Date): Promise<StoredTokenIntent | undefined> {
-    const row = this.takeLive.get(tenantId, id, now.getTime()) as TokenIntentRow | undefined;
+  async take(tenantId: string, id: string, now: Date, effects?: WriteEffects): Promise<StoredTokenIntent | undefined> {
+    const take = () => this.takeLive.get(tenantId, id, now.getTime()) as TokenIntentRow | undefined;
+    const row = this.effects.guarded(take, (taken) => taken !== undefined, effects);
     return row && toIntent(row);
   }
 

@@ -11,8 +11,9 @@ import type {
   TokenRepository,
   TokenToCreate,
   UpdateTokenOutcome,
+  WriteEffects,
 } from '@svc/core';
-import { offsetOf } from '@svc/core';
+import { offsetOf, tokenExpiryEffects } from '@svc/core';
 import { compileTokenQuery, type ProbedLeaf, prefixEnd } from './token-query-sql';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toStoredToken } from './token-rows';
 import type { TokenWriter } from './write-queue';
@@ -28,7 +29,7 @@ import type { SearchReaders } from './search-readers';
 export class SqliteTokenRepository implements TokenRepository {
   private readonly byId: Statement;
   private readonly byIds: Statement;
-  private readonly expiredIds: Statement;
+  private readonly expired: Statement;
   private readonly cvcDue: Statement;
   private readonly probeHash: Statement;
   private readonly probeMetadata: Statement;
@@ -51,7 +52,7 @@ export class SqliteTokenRepository implements TokenRepository {
       db,
       `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND t.id IN (SELECT value FROM json_each(?)) AND ${LIVE}`,
     );
-    this.expiredIds = db.prepare('SELECT tenant_id, id FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000');
+    this.expired = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.expires_at IS NOT NULL AND t.expires_at <= ? LIMIT 1000`);
     this.probeHash = db.prepare('SELECT COUNT(*) AS n FROM (SELECT 1 FROM token_index_hashes WHERE tenant_id = ? AND hash = ? LIMIT ?)');
     this.probeMetadata = db.prepare(
       'SELECT COUNT(*) AS n FROM (SELECT 1 FROM token_metadata WHERE tenant_id = ? AND key = ? AND value = ? LIMIT ?)',
@@ -63,8 +64,9 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   /** Runs in the writer's transaction, so the dedup look-up and the insert are one atomic step. */
-  create(token: StoredToken, options: { deduplicate: boolean; now: Date }): Promise<CreateTokenOutcome> {
-    return this.writer.run({ op: 'create', token, deduplicate: options.deduplicate, now: options.now.getTime() }) as Promise<CreateTokenOutcome>;
+  create(token: StoredToken, options: { deduplicate: boolean; now: Date; effects?: WriteEffects | undefined }): Promise<CreateTokenOutcome> {
+    const { deduplicate, now, effects } = options;
+    return this.writer.run({ op: 'create', token, deduplicate, now: now.getTime(), ...(effects ? { effects } : {}) }) as Promise<CreateTokenOutcome>;
   }
 
   /** One write of the queue, run in one savepoint of its batch's transaction: all stored, or none. */
@@ -88,12 +90,12 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   /** Compare-and-set inside the writer's transaction: `UPDATE … WHERE version = ?` matches the row only as it was read. */
-  update(token: StoredToken, now: Date): Promise<UpdateTokenOutcome> {
-    return this.writer.run({ op: 'update', token, now: now.getTime() }) as Promise<UpdateTokenOutcome>;
+  update(token: StoredToken, now: Date, effects?: WriteEffects): Promise<UpdateTokenOutcome> {
+    return this.writer.run({ op: 'update', token, now: now.getTime(), ...(effects ? { effects } : {}) }) as Promise<UpdateTokenOutcome>;
   }
 
-  delete(tenantId: string, id: string): Promise<boolean> {
-    return this.writer.run({ op: 'delete', tenantId, id }) as Promise<boolean>;
+  delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
+    return this.writer.run({ op: 'delete', tenantId, id, ...(effects ? { effects } : {}) }) as Promise<boolean>;
   }
 
   async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
@@ -149,13 +151,26 @@ export class SqliteTokenRepository implements TokenRepository {
     return statement;
   }
 
+  /**
+   * Reads expired tokens here, a thousand at a time, builds what each removal brings (`tokenExpiryEffects`) and posts
+   * them with one write: the writer removes only those still expired and as read, and stores the effects of those.
+   * A batch that removed nothing (every token changed meanwhile) ends the sweep; the next one finds them again.
+   */
   async deleteExpired(now: Date): Promise<number> {
     let total = 0;
     for (;;) {
-      const rows = this.expiredIds.all(now.getTime()) as Array<{ tenant_id: string; id: string }>;
-      if (rows.length === 0) return total;
-      await this.writer.run({ op: 'deleteMany', keys: rows });
-      total += rows.length;
+      const tokens = (this.expired.all(now.getTime()) as IndexedTuple[]).map(toStoredToken);
+      if (tokens.length === 0) return total;
+      const expired = tokens.map((t) => ({
+        tenantId: t.tenantId,
+        id: t.id,
+        version: t.version,
+        createdAt: t.createdAt.getTime(),
+        effects: tokenExpiryEffects(t, now),
+      }));
+      const removed = (await this.writer.run({ op: 'deleteMany', tokens: expired, now: now.getTime() })) as number;
+      if (removed === 0) return total;
+      total += removed;
     }
   }
 

@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { CreateWebhookOutcome, Page, PageRequest, Webhook, WebhookEventType, WebhookRepository } from '@svc/core';
+import type { CreateWebhookOutcome, Page, PageRequest, Webhook, WebhookEventType, WebhookRepository, WriteEffects } from '@svc/core';
+import { changed, EffectWrites } from './effect-writes';
 import { date, ms, nul, opt, selectPage } from './rows';
 
 /** A row of `webhooks`: the signing secret only sealed (AES-256-GCM under the tenant's key). */
@@ -48,7 +49,8 @@ const fields = (w: Webhook) => ({
 /**
  * Webhooks on the main connection (small management writes, like applications). A create is one
  * `INSERT … SELECT … WHERE (SELECT COUNT(*) …) < limit` statement, which SQLite runs as one write transaction: the
- * count and the insert cannot be split by another write from this process or another sharing the file.
+ * count and the insert cannot be split by another write from this process or another sharing the file. Deleting a
+ * webhook deletes its deliveries (the trigger `webhooks_deleted`, in the same transaction).
  */
 export class SqliteWebhookRepository implements WebhookRepository {
   private readonly insertBelow: Statement;
@@ -56,7 +58,10 @@ export class SqliteWebhookRepository implements WebhookRepository {
   private readonly replace: Statement;
   private readonly remove: Statement;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly effects = new EffectWrites(db),
+  ) {
     this.insertBelow = db.prepare(`INSERT INTO webhooks (tenant_id, id, name, url, events, status, notify_email, sealed_secret,
       created_by, created_at, modified_by, modified_at)
       SELECT @tenant_id, @id, @name, @url, @events, @status, @notify_email, @sealed_secret, @created_by, @created_at,
@@ -69,15 +74,18 @@ export class SqliteWebhookRepository implements WebhookRepository {
     this.remove = db.prepare('DELETE FROM webhooks WHERE tenant_id = ? AND id = ?');
   }
 
-  async create(webhook: Webhook, limit: number): Promise<CreateWebhookOutcome> {
-    const inserted = this.insertBelow.run({
-      ...fields(webhook),
-      sealed_secret: Buffer.from(webhook.sealedSecret),
-      created_by: webhook.createdBy,
-      created_at: webhook.createdAt.getTime(),
-      limit,
-    });
-    return inserted.changes === 1 ? 'created' : 'limit';
+  async create(webhook: Webhook, limit: number, effects?: WriteEffects): Promise<CreateWebhookOutcome> {
+    const insert = (): CreateWebhookOutcome => {
+      const inserted = this.insertBelow.run({
+        ...fields(webhook),
+        sealed_secret: Buffer.from(webhook.sealedSecret),
+        created_by: webhook.createdBy,
+        created_at: webhook.createdAt.getTime(),
+        limit,
+      });
+      return inserted.changes === 1 ? 'created' : 'limit';
+    };
+    return this.effects.guarded(insert, (outcome) => outcome === 'created', effects);
   }
 
   async findById(tenantId: string, id: string): Promise<Webhook | undefined> {
@@ -89,11 +97,11 @@ export class SqliteWebhookRepository implements WebhookRepository {
     return selectPage<WebhookRow, Webhook>(this.db, 'webhooks', 'tenant_id = ?', [tenantId], page, toWebhook);
   }
 
-  async update(webhook: Webhook): Promise<boolean> {
-    return this.replace.run(fields(webhook)).changes === 1;
+  async update(webhook: Webhook, effects?: WriteEffects): Promise<boolean> {
+    return this.effects.guarded(() => this.replace.run(fields(webhook)).changes === 1, changed, effects);
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return this.remove.run(tenantId, id).changes === 1;
+  async delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
+    return this.effects.guarded(() => this.remove.run(tenantId, id).changes === 1, changed, effects);
   }
 }

@@ -1,13 +1,30 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { CreateManyOutcome, CreateTokenOutcome, StoredToken, TokenToCreate, UpdateTokenOutcome } from '@svc/core';
+import type { CreateManyOutcome, CreateTokenOutcome, StoredToken, TokenToCreate, UpdateTokenOutcome, WriteEffects } from '@svc/core';
+import { tokenExpiryEffects } from '@svc/core';
+import { EffectWrites } from './effect-writes';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toRow, toStoredToken } from './token-rows';
 
-/** One token write, as data: it can run in this thread or be posted to the writer thread. */
+/** A token the sweeper read as expired: removed only if it still is, and as it was read. */
+export interface ExpiredToken {
+  readonly tenantId: string;
+  readonly id: string;
+  /** The version and creation time it was read at: a token changed or replaced since is left to the next sweep. */
+  readonly version: number;
+  readonly createdAt: number;
+  /** What its removal brings (`tokenExpiryEffects`), stored only if it is removed. */
+  readonly effects: WriteEffects;
+}
+
+/**
+ * One token write, as data: it can run in this thread or be posted to the writer thread (structured clone: dates
+ * inside tokens and effects arrive as Dates). `effects` are stored in the write's savepoint when the write changed
+ * something, never on a duplicate id, a deduplication, a conflict or a delete of nothing.
+ */
 export type TokenWrite =
-  | { readonly op: 'create'; readonly token: StoredToken; readonly deduplicate: boolean; readonly now: number }
+  | { readonly op: 'create'; readonly token: StoredToken; readonly deduplicate: boolean; readonly now: number; readonly effects?: WriteEffects | undefined }
   | { readonly op: 'createMany'; readonly tokens: readonly TokenToCreate[]; readonly now: number }
-  | { readonly op: 'update'; readonly token: StoredToken; readonly now: number }
-  | { readonly op: 'delete'; readonly tenantId: string; readonly id: string }
+  | { readonly op: 'update'; readonly token: StoredToken; readonly now: number; readonly effects?: WriteEffects | undefined }
+  | { readonly op: 'delete'; readonly tenantId: string; readonly id: string; readonly effects?: WriteEffects | undefined }
   | {
       readonly op: 'eraseCvc';
       readonly tenantId: string;
@@ -17,7 +34,8 @@ export type TokenWrite =
       readonly version: number;
       readonly createdAt: number;
     }
-  | { readonly op: 'deleteMany'; readonly keys: ReadonlyArray<{ readonly tenant_id: string; readonly id: string }> };
+  /** Removes the tokens still expired at `now` (and as read); returns how many it removed. */
+  | { readonly op: 'deleteMany'; readonly tokens: readonly ExpiredToken[]; readonly now: number };
 
 /** Thrown inside a savepoint to undo it; never leaves TokenWrites. */
 const ROLL_BACK = Symbol('roll back');
@@ -37,8 +55,12 @@ export class TokenWrites {
   private readonly idExpiry: Statement;
   private readonly replaceSealed: Statement;
   private readonly byFingerprint: Statement;
+  private readonly deleteExpiredRow: Statement;
+  private readonly anyById: Statement;
+  private readonly effects: EffectWrites;
 
   constructor(private readonly db: Database) {
+    this.effects = new EffectWrites(db);
     this.insertToken = db.prepare(`INSERT INTO tokens (tenant_id, id, type, sealed_data, mask, container, containers,
       metadata, search_indexes, fingerprint_expression, fingerprint, deduplicate_token, created_by, created_at,
       modified_by, modified_at, expires_at, cvc_expires_at, metadata_index, version)
@@ -50,6 +72,8 @@ export class TokenWrites {
     this.deleteHashes = db.prepare('DELETE FROM token_index_hashes WHERE tenant_id = ? AND token_id = ?');
     this.deleteMetadata = db.prepare('DELETE FROM token_metadata WHERE tenant_id = ? AND token_id = ?');
     this.deleteRow = db.prepare('DELETE FROM tokens WHERE tenant_id = ? AND id = ?');
+    this.deleteExpiredRow = db.prepare(`DELETE FROM tokens WHERE tenant_id = ? AND id = ? AND version = ? AND created_at = ?
+      AND expires_at IS NOT NULL AND expires_at <= ?`);
     this.replaceRow = db.prepare(`UPDATE tokens SET sealed_data = @sealed_data, mask = @mask, container = @container,
       containers = @containers, metadata = @metadata, search_indexes = @search_indexes,
       fingerprint_expression = @fingerprint_expression, fingerprint = @fingerprint, deduplicate_token = @deduplicate_token,
@@ -61,6 +85,7 @@ export class TokenWrites {
       WHERE tenant_id = ? AND id = ? AND version = ? AND created_at = ? AND cvc_expires_at IS NOT NULL`);
     // undefined: no row with this id; null or a time: a row, live unless that time has passed.
     this.idExpiry = db.prepare('SELECT expires_at FROM tokens WHERE tenant_id = ? AND id = ?').pluck();
+    this.anyById = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND t.id = ?`);
     this.byFingerprint = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ?
       AND t.fingerprint = ? AND t.type = ? AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
   }
@@ -68,22 +93,24 @@ export class TokenWrites {
   apply(write: TokenWrite): unknown {
     switch (write.op) {
       case 'create':
-        return this.create(write.token, write.deduplicate, write.now);
+        return this.create(write.token, write.deduplicate, write.now, write.effects);
       case 'createMany':
         return this.createMany(write.tokens, write.now);
       case 'update':
-        return this.update(write.token, write.now);
-      case 'delete':
-        return this.remove(write.tenantId, write.id);
+        return this.update(write.token, write.now, write.effects);
+      case 'delete': {
+        const removed = this.remove(write.tenantId, write.id);
+        if (removed) this.effects.write(write.effects);
+        return removed;
+      }
       case 'eraseCvc':
         return this.replaceSealed.run(Buffer.from(write.sealedData), write.tenantId, write.id, write.version, write.createdAt).changes === 1;
       case 'deleteMany':
-        write.keys.forEach((k) => this.remove(k.tenant_id, k.id));
-        return write.keys.length;
+        return this.removeExpired(write.tokens, write.now);
     }
   }
 
-  private create(token: StoredToken, deduplicate: boolean, now: number): CreateTokenOutcome {
+  private create(token: StoredToken, deduplicate: boolean, now: number, effects: WriteEffects | undefined): CreateTokenOutcome {
     if (deduplicate) {
       const existing = this.byFingerprint.get(token.tenantId, token.fingerprint, token.type, now) as IndexedTuple | undefined;
       if (existing) return { status: 'existing', token: toStoredToken(existing) };
@@ -96,11 +123,14 @@ export class TokenWrites {
       if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw error;
       const expiry = this.idExpiry.get(token.tenantId, token.id) as number | null | undefined;
       if (expiry === null || (expiry !== undefined && expiry > now)) return { status: 'duplicate_id' };
-      // An expired token the sweeper has not erased yet gives its id up.
+      // An expired token the sweeper has not erased yet gives its id up, with what the sweeper's removal would bring.
+      const expired = toStoredToken(this.anyById.get(token.tenantId, token.id) as IndexedTuple);
       this.remove(token.tenantId, token.id);
+      this.effects.write(tokenExpiryEffects(expired, new Date(now)));
       this.insertToken.run(row);
     }
     this.insertSideRows(token);
+    this.effects.write(effects);
     return { status: 'created' };
   }
 
@@ -114,8 +144,8 @@ export class TokenWrites {
     try {
       this.db.transaction(() => {
         const outcomes: Array<Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>> = [];
-        for (const [index, { token, deduplicate }] of tokens.entries()) {
-          const created = this.create(token, deduplicate, now);
+        for (const [index, { token, deduplicate, effects }] of tokens.entries()) {
+          const created = this.create(token, deduplicate, now, effects);
           if (created.status === 'duplicate_id') {
             outcome = { status: 'duplicate_id', index };
             throw ROLL_BACK;
@@ -131,7 +161,7 @@ export class TokenWrites {
   }
 
   /** Compare-and-set: the UPDATE matches only the row as it was read; when it matches none, the row says why. */
-  private update(token: StoredToken, now: number): UpdateTokenOutcome {
+  private update(token: StoredToken, now: number, effects: WriteEffects | undefined): UpdateTokenOutcome {
     if (this.replaceRow.run({ ...toRow(token), now }).changes !== 1) {
       const expiry = this.idExpiry.get(token.tenantId, token.id) as number | null | undefined;
       return expiry === undefined || (expiry !== null && expiry <= now) ? { status: 'gone' } : { status: 'conflict' };
@@ -139,7 +169,21 @@ export class TokenWrites {
     this.deleteHashes.run(token.tenantId, token.id);
     this.deleteMetadata.run(token.tenantId, token.id);
     this.insertSideRows(token);
+    this.effects.write(effects);
     return { status: 'updated' };
+  }
+
+  /** The sweeper's removals: each token only if still expired at `now` and as read, its effects only if removed. */
+  private removeExpired(tokens: readonly ExpiredToken[], now: number): number {
+    let removed = 0;
+    for (const t of tokens) {
+      if (this.deleteExpiredRow.run(t.tenantId, t.id, t.version, t.createdAt, now).changes !== 1) continue;
+      this.deleteHashes.run(t.tenantId, t.id);
+      this.deleteMetadata.run(t.tenantId, t.id);
+      this.effects.write(t.effects);
+      removed++;
+    }
+    return removed;
   }
 
   private remove(tenantId: string, id: string): boolean {

@@ -1,0 +1,75 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { type AuditEvent, hasEffects, type WriteEffects } from '@svc/core';
+import { nul } from './rows';
+
+/** `happened` for writes that answer true when they changed something. */
+export const changed = (done: boolean): boolean => done;
+
+/** An audit event as a row of `audit_events` (its place in the chain comes later, from the chainer). */
+export const toAuditEventRow = (e: AuditEvent) => ({
+  tenant_id: e.tenantId,
+  id: e.id,
+  actor_id: e.actorId,
+  actor_type: e.actorType,
+  entity_type: e.entityType,
+  entity_id: nul(e.entityId),
+  operation: e.operation,
+  outcome: e.outcome,
+  message: e.message,
+  trace_id: nul(e.traceId),
+  created_at: e.createdAt.getTime(),
+});
+
+/**
+ * Writes a write's effects (ADR 4) on one connection, inside the caller's transaction: its audit events, and each
+ * message fanned out to one pending delivery per enabled webhook of its tenant subscribed to its type. Used by the
+ * token writes (on the writer thread or in-process) and by the repositories of the main connection; the statements
+ * are prepared once per connection. With no webhook in the tenant, a message costs one look-up of the webhooks'
+ * primary key and leaves nothing.
+ */
+export class EffectWrites {
+  private readonly insertEvent: Statement;
+  private readonly fanOut: Statement;
+
+  constructor(private readonly db: Database) {
+    this.insertEvent = db.prepare(`INSERT INTO audit_events (tenant_id, id, actor_id, actor_type, entity_type, entity_id,
+      operation, outcome, message, trace_id, created_at) VALUES (@tenant_id, @id, @actor_id, @actor_type, @entity_type,
+      @entity_id, @operation, @outcome, @message, @trace_id, @created_at)`);
+    this.fanOut = db.prepare(`INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event_type, event, status,
+      attempts, next_attempt_at, lease_until, created_at)
+      SELECT w.tenant_id, w.id, @event_id, @event_type, @event, 'pending', '[]', @created_at, NULL, @created_at
+      FROM webhooks w WHERE w.tenant_id = @tenant_id AND w.status = 'enabled'
+        AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = @event_type)`);
+  }
+
+  /** Stores `effects`; the caller runs this inside the transaction of the change, and only when the change happened. */
+  write(effects: WriteEffects | undefined): void {
+    if (!effects) return;
+    for (const event of effects.events) this.insertEvent.run(toAuditEventRow(event));
+    for (const m of effects.messages) {
+      this.fanOut.run({ tenant_id: m.tenantId, event_id: m.id, event_type: m.type, event: m.event, created_at: m.createdAt.getTime() });
+    }
+  }
+
+  /** Stores audit events outside any write, all in one transaction. */
+  append(events: readonly AuditEvent[]): void {
+    this.db.transaction(() => {
+      for (const event of events) this.insertEvent.run(toAuditEventRow(event));
+    })();
+  }
+
+  /**
+   * Runs `change` and, when `happened` says it changed something, stores `effects` in the same IMMEDIATE transaction.
+   * Without effects, `change` runs alone, as it did before effects existed.
+   */
+  guarded<T>(change: () => T, happened: (result: T) => boolean, effects: WriteEffects | undefined): T {
+    if (!hasEffects(effects)) return change();
+    return this.db
+      .transaction(() => {
+        const result = change();
+        if (happened(result)) this.write(effects);
+        return result;
+      })
+      .immediate();
+  }
+}
