@@ -83,3 +83,7 @@ export * from './audit/audit-log';
 export * from './audit/write-effects';
 export * from './audit/audit-effects';
 export * from './webhooks/webhook-delivery';
+export * from './audit/audit';
+export * from './audit/audit-recorder';
+export * from './audit/audit-chainer';
+export * from './webhooks/deliver-webhooks';

@@ -12,6 +12,11 @@ import { issueApplicationKey } from './application-key';
 import { validateApplicationInput } from './application-input';
 import type { ApplicationRepository } from './application.repository';
 import type { SessionRepository } from '../sessions/session';
+import { type Audit, NO_AUDIT } from '../audit/audit';
+import { applicationHookData, type AuditActor, type AuditFact, systemActor } from '../audit/audit-effects';
+
+/** An event about an application. */
+export const applicationFact = (id: string, operation: string, message: string): AuditFact => ({ entityType: 'application', entityId: id, operation, message });
 
 export interface CreateApplicationInput {
   readonly name: string;
@@ -28,6 +33,8 @@ export interface ApplicationDeps {
   readonly random: RandomSource;
   /** Sessions of deleted applications are deleted with them. */
   readonly sessions?: SessionRepository;
+  /** Records what callers do (ADR 4); absent in unit tests of other rules. */
+  readonly audit?: Audit | undefined;
 }
 
 export class CreateApplication {
@@ -35,7 +42,7 @@ export class CreateApplication {
 
   async execute(actor: Actor, input: CreateApplicationInput): Promise<ApplicationWithKey> {
     requirePermission(actor, 'application:create');
-    return this.create(actor.tenantId, actor.applicationId, input);
+    return this.create(actor.tenantId, actor.applicationId, input, undefined, actor);
   }
 
   /**
@@ -47,6 +54,8 @@ export class CreateApplication {
     createdBy: string | undefined,
     input: CreateApplicationInput,
     presetKey?: string,
+    /** Who asked; provisioning (no caller) is recorded as svc itself. */
+    by: Actor | AuditActor = systemActor(tenantId),
   ): Promise<ApplicationWithKey> {
     if (!isApplicationType(input.type)) {
       throw ValidationError.field('type', 'Type must be one of private, public, management.');
@@ -66,7 +75,10 @@ export class CreateApplication {
       expiresAt,
     };
     const issued = issueApplicationKey(this.deps, application, createdBy, presetKey);
-    await this.deps.applications.create(application, issued.key);
+    const effects = (this.deps.audit ?? NO_AUDIT).write(by, now, applicationFact(application.id, 'create', 'Application created'), [
+      { type: 'application.created', data: applicationHookData(application) },
+    ]);
+    await this.deps.applications.create(application, issued.key, effects);
     return { application, key: issued.plaintext };
   }
 }

@@ -4,6 +4,9 @@ import { requirePermission } from '../auth/authorize';
 import { type ApplicationKey, type IssuedApplicationKey, issueApplicationKey, MAX_APPLICATION_KEYS } from './application-key';
 import type { ApplicationDeps } from './create-application';
 import { applicationNotFound, loadApplication } from './load-application';
+import { applicationFact } from './create-application';
+import { NO_AUDIT } from '../audit/audit';
+import { applicationHookData } from '../audit/audit-effects';
 
 /** A key of another application, even of the same tenant, is as absent as an unknown one. */
 const keyNotFound = (): NotFoundError => new NotFoundError('application key');
@@ -19,7 +22,10 @@ export class CreateApplicationKey {
     requirePermission(actor, 'application:update');
     const application = await loadApplication(this.deps, actor, applicationId);
     const issued = issueApplicationKey(this.deps, application, actor.applicationId);
-    const outcome = await this.deps.applications.addKey(issued.key, MAX_APPLICATION_KEYS);
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, issued.key.createdAt, applicationFact(applicationId, 'key.create', `Application key ${issued.key.id} created`), [
+      { type: 'application.key.created', data: { ...applicationHookData(application), key_id: issued.key.id } },
+    ]);
+    const outcome = await this.deps.applications.addKey(issued.key, MAX_APPLICATION_KEYS, effects);
     if (outcome === 'absent') throw applicationNotFound();
     if (outcome === 'limit') {
       throw ValidationError.field('keys', `An application holds at most ${MAX_APPLICATION_KEYS} keys: delete one before creating another.`);
@@ -60,7 +66,10 @@ export class DeleteApplicationKey {
 
   async execute(actor: Actor, applicationId: string, keyId: string): Promise<void> {
     requirePermission(actor, 'application:update');
-    await loadApplication(this.deps, actor, applicationId);
-    if (!(await this.deps.applications.deleteKey(actor.tenantId, applicationId, keyId))) throw keyNotFound();
+    const application = await loadApplication(this.deps, actor, applicationId);
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, this.deps.clock.now(), applicationFact(applicationId, 'key.delete', `Application key ${keyId} deleted`), [
+      { type: 'application.key.deleted', data: { ...applicationHookData(application), key_id: keyId } },
+    ]);
+    if (!(await this.deps.applications.deleteKey(actor.tenantId, applicationId, keyId, effects))) throw keyNotFound();
   }
 }

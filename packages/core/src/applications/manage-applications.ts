@@ -8,7 +8,9 @@ import type { Application, ApplicationWithKey } from './application';
 import { validateApplicationInput } from './application-input';
 import { issueApplicationKey } from './application-key';
 import { applicationNotFound as notFound, loadApplication } from './load-application';
-import type { ApplicationDeps } from './create-application';
+import { type ApplicationDeps, applicationFact } from './create-application';
+import { NO_AUDIT } from '../audit/audit';
+import { applicationHookData } from '../audit/audit-effects';
 import { ValidationError } from '../shared/errors';
 
 export class GetApplication {
@@ -16,7 +18,9 @@ export class GetApplication {
 
   async execute(actor: Actor, id: string): Promise<Application> {
     requirePermission(actor, 'application:read');
-    return loadApplication(this.deps, actor, id);
+    const application = await loadApplication(this.deps, actor, id);
+    (this.deps.audit ?? NO_AUDIT).record(actor, this.deps.clock.now(), applicationFact(id, 'read', 'Application read'));
+    return application;
   }
 }
 
@@ -73,7 +77,10 @@ export class UpdateApplication {
       modifiedBy: actor.applicationId,
       modifiedAt: this.deps.clock.now(),
     };
-    if (!(await this.deps.applications.update(updated))) throw notFound();
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, updated.modifiedAt!, applicationFact(id, 'update', 'Application updated'), [
+      { type: 'application.updated', data: applicationHookData(updated) },
+    ]);
+    if (!(await this.deps.applications.update(updated, effects))) throw notFound();
     return updated;
   }
 }
@@ -91,7 +98,10 @@ export class RegenerateApplicationKey {
       modifiedAt: this.deps.clock.now(),
     };
     const issued = issueApplicationKey(this.deps, updated, actor.applicationId);
-    if (!(await this.deps.applications.replaceKeys(updated, issued.key))) throw notFound();
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, updated.modifiedAt!, applicationFact(id, 'regenerate', 'Application keys replaced by a new key'), [
+      { type: 'application.key.created', data: { ...applicationHookData(updated), key_id: issued.key.id } },
+    ]);
+    if (!(await this.deps.applications.replaceKeys(updated, issued.key, effects))) throw notFound();
     return { application: updated, key: issued.plaintext };
   }
 }
@@ -101,8 +111,11 @@ export class DeleteApplication {
 
   async execute(actor: Actor, id: string): Promise<void> {
     requirePermission(actor, 'application:delete');
-    await loadApplication(this.deps, actor, id);
-    if (!(await this.deps.applications.delete(actor.tenantId, id))) throw notFound();
+    const application = await loadApplication(this.deps, actor, id);
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, this.deps.clock.now(), applicationFact(id, 'delete', 'Application deleted'), [
+      { type: 'application.deleted', data: applicationHookData(application) },
+    ]);
+    if (!(await this.deps.applications.delete(actor.tenantId, id, effects))) throw notFound();
     // A deleted public application takes its sessions with it.
     await this.deps.sessions?.deleteByApplication(actor.tenantId, id);
   }

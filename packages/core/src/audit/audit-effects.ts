@@ -2,6 +2,9 @@ import type { Actor } from '../auth/actor';
 import type { IdGenerator } from '../shared/ids';
 import { TimeOrderedUuidGenerator } from '../shared/ids';
 import type { StoredToken, TokenAttributes } from '../tokens/token';
+import type { Application } from '../applications/application';
+import type { Member } from '../members/member';
+import type { Invitation } from '../invitations/invitation';
 import type { WebhookEventType } from '../webhooks/webhook';
 import type { AuditActorType, AuditEntityType, AuditEvent, AuditOutcome } from './audit-event';
 import type { OutboxMessage, WriteEffects } from './write-effects';
@@ -92,6 +95,39 @@ export function tokenHookData(token: TokenAttributes): Record<string, unknown> {
     modified_by: token.modifiedBy ?? null,
     modified_at: iso(token.modifiedAt),
     expires_at: iso(token.expiresAt),
+  };
+}
+
+/** An application's own fields as webhooks carry them: never a key. */
+export function applicationHookData(application: Application): Record<string, unknown> {
+  return {
+    id: application.id,
+    tenant_id: application.tenantId,
+    name: application.name,
+    type: application.type,
+    permissions: [...application.permissions],
+    created_by: application.createdBy ?? null,
+    created_at: application.createdAt.toISOString(),
+    modified_by: application.modifiedBy ?? null,
+    modified_at: iso(application.modifiedAt),
+    expires_at: iso(application.expiresAt),
+  };
+}
+
+/** A membership's own fields as webhooks carry them. */
+export function memberHookData(member: Member): Record<string, unknown> {
+  return { id: member.id, tenant_id: member.tenantId, user_id: member.userId, role: member.role, created_at: member.createdAt.toISOString() };
+}
+
+/** An invitation's own fields as webhooks carry them: never its link's secret. */
+export function invitationHookData(invitation: Invitation): Record<string, unknown> {
+  return {
+    id: invitation.id,
+    tenant_id: invitation.tenantId,
+    email: invitation.email,
+    created_by: invitation.createdBy ?? null,
+    created_at: invitation.createdAt.toISOString(),
+    expires_at: invitation.expiresAt.toISOString(),
   };
 }
 

@@ -13,6 +13,7 @@ export class TenantKeys {
   private readonly indexKey: KeyObject;
   private readonly cursorKey: Buffer;
   private readonly requestKey: KeyObject;
+  private readonly auditChainKey: Buffer;
 
   constructor(
     readonly tenantId: string,
@@ -23,6 +24,12 @@ export class TenantKeys {
     this.indexKey = createSecretKey(Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/search-index/v1', 32)));
     this.cursorKey = Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/cursor/v1', 32));
     this.requestKey = createSecretKey(Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/idempotency-request/v1', 32)));
+    this.auditChainKey = Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), 'svc/audit/v1', 32));
+  }
+
+  /** The key of this tenant's audit chain (ADR 4): it serves nothing else. */
+  auditKey(): Uint8Array {
+    return this.auditChainKey;
   }
 
   /** Encrypts a token's data, bound to this tenant and `tokenId`. */

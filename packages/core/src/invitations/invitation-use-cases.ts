@@ -1,3 +1,5 @@
+import { type Audit, NO_AUDIT } from '../audit/audit';
+import { type AuditFact, invitationHookData, memberHookData, systemActor } from '../audit/audit-effects';
 import type { Clock } from '../shared/clock';
 import { ConflictError, GoneError, NotFoundError, UnavailableError, ValidationError } from '../shared/errors';
 import type { IdGenerator } from '../shared/ids';
@@ -22,6 +24,9 @@ export const INVITATION_LIFETIME_MS = 72 * 3_600_000;
 /** How often a resend writes before giving up on an invitation that another process keeps changing under it. */
 export const MAX_RESEND_ATTEMPTS = 3;
 
+const audit = (deps: InvitationDeps): Audit => deps.audit ?? NO_AUDIT;
+const invitationFact = (id: string, operation: string, message: string): AuditFact => ({ entityType: 'tenant_invitation', entityId: id, operation, message });
+
 export interface InvitationDeps {
   readonly invitations: InvitationRepository;
   readonly members: MemberRepository;
@@ -32,6 +37,8 @@ export interface InvitationDeps {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly random: RandomSource;
+  /** Records what callers do (ADR 4); absent in unit tests of other rules. */
+  readonly audit?: Audit | undefined;
   /** `${SVC_PUBLIC_URL}`: links are `${publicUrl}/invitations/accept?token=…`. */
   readonly publicUrl: string;
   /**
@@ -92,13 +99,17 @@ export class CreateInvitation {
       expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
     };
     return this.deps.queue.run(invitation.id, async () => {
-      if (!(await this.deps.invitations.create(invitation))) {
+      const effects = audit(this.deps).write(actor, now, invitationFact(invitation.id, 'create', 'Tenant invitation created'), [
+        { type: 'tenant.invitation.created', data: invitationHookData(invitation) },
+      ]);
+      if (!(await this.deps.invitations.create(invitation, effects))) {
         throw new ConflictError('ALREADY_INVITED', 'This e-mail address has already been invited.');
       }
       try {
         await send(this.deps, actor, invitation, secret);
       } catch (error) {
-        await this.deps.invitations.delete(invitation.tenantId, invitation.id, { expectedSecretHash: invitation.secretHash });
+        const undone = audit(this.deps).write(actor, this.deps.clock.now(), invitationFact(invitation.id, 'delete', 'Tenant invitation withdrawn: its e-mail could not be sent'));
+        await this.deps.invitations.delete(invitation.tenantId, invitation.id, { expectedSecretHash: invitation.secretHash }, undone);
         throw error;
       }
       return invitation;
@@ -136,11 +147,13 @@ export class ResendInvitation {
         modifiedBy: actor.applicationId,
         modifiedAt: now,
       };
-      if (!(await this.deps.invitations.update(resent, { expectedSecretHash: current.secretHash }))) continue;
+      const effects = audit(this.deps).write(actor, now, invitationFact(id, 'resend', 'Tenant invitation resent'));
+      if (!(await this.deps.invitations.update(resent, { expectedSecretHash: current.secretHash }, effects))) continue;
       try {
         await send(this.deps, actor, resent, secret);
       } catch (error) {
-        await this.deps.invitations.update(current, { expectedSecretHash: resent.secretHash });
+        const undone = audit(this.deps).write(actor, this.deps.clock.now(), invitationFact(id, 'resend', 'Tenant invitation resend undone: its e-mail could not be sent'));
+        await this.deps.invitations.update(current, { expectedSecretHash: resent.secretHash }, undone);
         throw error;
       }
       return resent;
@@ -188,7 +201,8 @@ export class DeleteInvitation {
   async execute(actor: Actor, id: string): Promise<void> {
     requirePermission(actor, 'tenant:invitation:delete');
     await this.deps.queue.run(id, async () => {
-      if (!(await this.deps.invitations.delete(actor.tenantId, id))) throw notFound();
+      const effects = audit(this.deps).write(actor, this.deps.clock.now(), invitationFact(id, 'delete', 'Tenant invitation deleted'));
+      if (!(await this.deps.invitations.delete(actor.tenantId, id, undefined, effects))) throw notFound();
       await withdraw(this.deps, id);
     });
   }
@@ -232,7 +246,10 @@ export class AcceptInvitation {
     // and a link that a resend replaced since the preview read it is as dead as the resend's answer said.
     await this.deps.queue.run(invitation.id, async () => {
       const condition = { expectedSecretHash: invitation.secretHash };
-      if (!(await this.deps.invitations.delete(invitation.tenantId, invitation.id, condition))) throw gone();
+      const effects = audit(this.deps).write(systemActor(invitation.tenantId), now, invitationFact(invitation.id, 'accept', `Tenant invitation accepted by user ${user.id}`), [
+        { type: 'tenant.invitation.accepted', data: { ...invitationHookData(invitation), user_id: user.id } },
+      ]);
+      if (!(await this.deps.invitations.delete(invitation.tenantId, invitation.id, condition, effects))) throw gone();
       await withdraw(this.deps, invitation.id);
     });
     const member: Member = {
@@ -243,7 +260,10 @@ export class AcceptInvitation {
       createdBy: invitation.createdBy,
       createdAt: now,
     };
-    await this.deps.members.create(member);
+    const joined = audit(this.deps).write(systemActor(invitation.tenantId), now, { entityType: 'tenant_member', entityId: member.id, operation: 'create', message: `Tenant member created for user ${user.id} by an accepted invitation` }, [
+      { type: 'tenant.member.created', data: memberHookData(member) },
+    ]);
+    await this.deps.members.create(member, joined);
     return { member, user, tenantName };
   }
 

@@ -64,15 +64,15 @@ describe('Sweep', () => {
     const tokens = tokenStore([sealedCard, expiring]);
     const sweep = new Sweep({ applications: noApplications, tokens, sessions: noSessions, tokenIntents: noIntents, idempotency: noIdempotency, keyring, mailer: new RecordingMailer(), clock });
 
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0, tokenIntents: 0, idempotencyKeys: 0, invitationMessages: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0, tokenIntents: 0, idempotencyKeys: 0, invitationMessages: 0, auditEvents: 0, deliveries: 0 });
     clock.advanceMinutes(30);
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 1, cvcs: 0, sessions: 0, tokenIntents: 0, idempotencyKeys: 0, invitationMessages: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 1, cvcs: 0, sessions: 0, tokenIntents: 0, idempotencyKeys: 0, invitationMessages: 0, auditEvents: 0, deliveries: 0 });
     clock.advanceMinutes(30);
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 1, sessions: 0, tokenIntents: 0, idempotencyKeys: 0, invitationMessages: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 1, sessions: 0, tokenIntents: 0, idempotencyKeys: 0, invitationMessages: 0, auditEvents: 0, deliveries: 0 });
     const stored = tokens.rows.get(withCvc.id)!;
     expect(stored.cvcExpiresAt).toBeUndefined();
     expect(keys.open(stored.id, stored.sealedData)).toEqual({ number: '4242424242424242', expiration_month: 1, expiration_year: 2030 });
-    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0, tokenIntents: 0, idempotencyKeys: 0, invitationMessages: 0 });
+    expect(await sweep.execute()).toEqual({ applications: 0, tokens: 0, cvcs: 0, sessions: 0, tokenIntents: 0, idempotencyKeys: 0, invitationMessages: 0, auditEvents: 0, deliveries: 0 });
   });
 
   it('leaves a token updated after the sweeper read it to a later sweep, with the update kept', async () => {

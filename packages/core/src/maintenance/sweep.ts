@@ -1,3 +1,5 @@
+import type { AuditLogRepository } from '../audit/audit-log';
+import type { WebhookDeliveryRepository } from '../webhooks/webhook-delivery';
 import type { Clock } from '../shared/clock';
 import type { ApplicationRepository } from '../applications/application.repository';
 import type { Keyring } from '../crypto/keyring';
@@ -20,6 +22,10 @@ export interface SweepReport {
   readonly idempotencyKeys: number;
   /** Kept copies of invitation messages whose links expired (the development outbox). */
   readonly invitationMessages: number;
+  /** Audit events past `SVC_LOG_RETENTION`. */
+  readonly auditEvents: number;
+  /** Finished webhook deliveries past the same retention. */
+  readonly deliveries: number;
 }
 
 export interface SweepDeps {
@@ -31,9 +37,16 @@ export interface SweepDeps {
   readonly keyring: Keyring;
   readonly mailer: Mailer;
   readonly clock: Clock;
+  readonly auditLog?: AuditLogRepository | undefined;
+  readonly webhookDeliveries?: WebhookDeliveryRepository | undefined;
+  /** How long audit events (and finished deliveries) are kept: `SVC_LOG_RETENTION`, 365 days by default. */
+  readonly logRetentionMs?: number | undefined;
 }
 
 const CVC_BATCH = 500;
+const AUDIT_BATCH = 5_000;
+/** PCI DSS 10.5.1: a year of audit history. */
+export const DEFAULT_LOG_RETENTION_MS = 365 * 24 * 3_600_000;
 
 /**
  * Erases what time has made dead: expired applications, tokens, sessions, token intents and idempotency keys, card cvcs past their
@@ -65,6 +78,10 @@ export class Sweep {
     const tokenIntents = await this.deps.tokenIntents.deleteExpired(now);
     const idempotencyKeys = await this.deps.idempotency.deleteExpired(now);
     const invitationMessages = await this.deps.mailer.discardExpired(now);
-    return { applications, tokens, cvcs, sessions, tokenIntents, idempotencyKeys, invitationMessages };
+    const horizon = new Date(now.getTime() - (this.deps.logRetentionMs ?? DEFAULT_LOG_RETENTION_MS));
+    let auditEvents = 0;
+    for (let pruned = -1; pruned !== 0; auditEvents += pruned) pruned = (await this.deps.auditLog?.prune(horizon, AUDIT_BATCH)) ?? 0;
+    const deliveries = (await this.deps.webhookDeliveries?.pruneFinished(horizon)) ?? 0;
+    return { applications, tokens, cvcs, sessions, tokenIntents, idempotencyKeys, invitationMessages, auditEvents, deliveries };
   }
 }

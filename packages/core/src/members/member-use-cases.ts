@@ -1,3 +1,6 @@
+import { type Audit, NO_AUDIT } from '../audit/audit';
+import { memberHookData } from '../audit/audit-effects';
+import type { Clock } from '../shared/clock';
 import { NotFoundError, UnprocessableError, ValidationError } from '../shared/errors';
 import { isUuid } from '../shared/ids';
 import { type Page, pageRequest } from '../shared/pagination';
@@ -17,6 +20,9 @@ export interface MemberWithUser {
 export interface MemberDeps {
   readonly members: MemberRepository;
   readonly users: UserRepository;
+  readonly clock?: Clock | undefined;
+  /** Records what callers do (ADR 4); absent in unit tests of other rules. */
+  readonly audit?: Audit | undefined;
 }
 
 export async function withUser(users: UserRepository, member: Member): Promise<MemberWithUser> {
@@ -57,6 +63,10 @@ export class DeleteMember {
     const member = await this.deps.members.findById(actor.tenantId, id);
     if (!member) throw new NotFoundError('member');
     if (member.role === 'OWNER') throw new UnprocessableError('OWNER_NOT_DELETABLE', 'The OWNER member cannot be deleted.');
-    if (!(await this.deps.members.delete(actor.tenantId, id))) throw new NotFoundError('member');
+    const now = this.deps.clock?.now() ?? new Date();
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'tenant_member', entityId: id, operation: 'delete', message: 'Tenant member deleted' }, [
+      { type: 'tenant.member.deleted', data: memberHookData(member) },
+    ]);
+    if (!(await this.deps.members.delete(actor.tenantId, id, effects))) throw new NotFoundError('member');
   }
 }

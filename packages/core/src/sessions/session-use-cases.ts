@@ -1,3 +1,4 @@
+import { type Audit, NO_AUDIT } from '../audit/audit';
 import type { Clock } from '../shared/clock';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors';
 import type { AccessRule } from '../access/access-rule';
@@ -28,6 +29,8 @@ export interface SessionDeps {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly random: RandomSource;
+  /** Records what callers do (ADR 4); absent in unit tests of other rules. */
+  readonly audit?: Audit | undefined;
 }
 
 /** What POST /sessions returns; both secrets are shown only here. */
@@ -57,7 +60,8 @@ export class CreateSession {
       permissions: [],
       rules: [],
     };
-    await this.deps.sessions.create(session);
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'session', entityId: session.id, operation: 'create', message: 'Session created' });
+    await this.deps.sessions.create(session, effects);
     return { sessionKey: key.plaintext, nonce, expiresAt: session.expiresAt };
   }
 }
@@ -88,7 +92,8 @@ export class AuthorizeSession {
     }
     if (session.authorizedAt) throw new ConflictError('NONCE_USED', 'The nonce has already been used.');
     const expiresAt = input.expiresAt === undefined ? session.expiresAt : sessionEnd(input.expiresAt, now);
-    const granted = await this.deps.sessions.authorize(session.tenantId, session.id, { permissions, rules, expiresAt, authorizedAt: now });
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'session', entityId: session.id, operation: 'authorize', message: 'Session authorized' });
+    const granted = await this.deps.sessions.authorize(session.tenantId, session.id, { permissions, rules, expiresAt, authorizedAt: now }, effects);
     if (!granted) throw new ConflictError('NONCE_USED', 'The nonce has already been used.');
   }
 }

@@ -1,3 +1,4 @@
+import { type Audit, NO_AUDIT } from '../audit/audit';
 import { ValidationError } from '../shared/errors';
 import type { Actor } from '../auth/actor';
 import type { Keyring } from '../crypto/keyring';
@@ -28,7 +29,7 @@ const UNKNOWN = 'No token intent with this id: it never existed, has expired, wa
  * made; the caller then creates the token, and calls `release` when that fails, which puts the intent back.
  */
 export class TokenIntentClaims {
-  constructor(private readonly deps: { readonly intents: TokenIntentRepository; readonly keyring: Keyring }) {}
+  constructor(private readonly deps: { readonly intents: TokenIntentRepository; readonly keyring: Keyring; readonly audit?: Audit | undefined }) {}
 
   /**
    * Checks the request against the intent and takes the intent. A 400 names `token_intent_id` for an intent that is
@@ -46,7 +47,8 @@ export class TokenIntentClaims {
       throw ValidationError.field('type', `The token intent holds ${found.type} data: the type must be ${found.type}, or left out.`);
     }
     // Intents never change, so the one found is the one taken; a concurrent claim or delete may have taken it first.
-    const intent = await this.deps.intents.take(actor.tenantId, id, now);
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'token_intent', entityId: id, operation: 'convert', message: 'Token intent taken to make a token' });
+    const intent = await this.deps.intents.take(actor.tenantId, id, now, effects);
     if (!intent) throw ValidationError.field('token_intent_id', UNKNOWN);
     try {
       const keys = await this.deps.keyring.forTenant(actor.tenantId);

@@ -1,3 +1,5 @@
+import { type Audit, NO_AUDIT } from '../audit/audit';
+import type { AuditFact } from '../audit/audit-effects';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import type { Clock } from '../shared/clock';
 import type { IdGenerator } from '../shared/ids';
@@ -14,6 +16,9 @@ import { type TokenIntentView, viewTokenIntent } from './token-intent-view';
 /** Default lifetime of a token intent: 24 hours. */
 export const TOKEN_INTENT_LIFETIME_MS = 24 * 3_600_000;
 
+/** An event about a token intent. */
+export const intentFact = (id: string, operation: string, message: string): AuditFact => ({ entityType: 'token_intent', entityId: id, operation, message });
+
 export interface TokenIntentDeps {
   readonly intents: TokenIntentRepository;
   readonly keyring: Keyring;
@@ -22,6 +27,8 @@ export interface TokenIntentDeps {
   readonly ids: IdGenerator;
   /** Milliseconds an intent is kept after creation. */
   readonly lifetimeMs: number;
+  /** Records what callers do (ADR 4); absent in unit tests of other rules. */
+  readonly audit?: Audit | undefined;
 }
 
 /** POST /token-intents, after the edge has checked the shape. */
@@ -68,7 +75,7 @@ export class CreateTokenIntent {
       createdAt: now,
       expiresAt: new Date(now.getTime() + this.deps.lifetimeMs),
     };
-    await this.deps.intents.create(intent);
+    await this.deps.intents.create(intent, (this.deps.audit ?? NO_AUDIT).write(actor, now, intentFact(id, 'create', 'Token intent created')));
     return viewTokenIntent(intent, data);
   }
 }
@@ -81,6 +88,7 @@ export class GetTokenIntent {
     requirePermission(actor, 'token:intent:read');
     const intent = await this.deps.intents.findById(actor.tenantId, id, this.deps.clock.now());
     if (!intent) throw notFound();
+    (this.deps.audit ?? NO_AUDIT).record(actor, this.deps.clock.now(), intentFact(id, 'reveal', 'Token intent read with its data'));
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     return viewTokenIntent(intent, openIntentData(keys, intent.id, intent.sealedData));
   }
@@ -92,6 +100,8 @@ export class DeleteTokenIntent {
 
   async execute(actor: Actor, id: string): Promise<void> {
     requirePermission(actor, 'token:intent:delete');
-    if (!(await this.deps.intents.take(actor.tenantId, id, this.deps.clock.now()))) throw notFound();
+    const now = this.deps.clock.now();
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, intentFact(id, 'delete', 'Token intent deleted'));
+    if (!(await this.deps.intents.take(actor.tenantId, id, now, effects))) throw notFound();
   }
 }

@@ -16,6 +16,9 @@ import { isTokenTypeName, type TokenTypeName, tokenType, withoutCvc } from './to
 import { isRecord } from './data-rules';
 import { type TokenView, viewToken } from './token-view';
 import type { ClaimedTokenIntent, TokenIntentClaims } from '../token-intents/token-intent-claims';
+import { NO_AUDIT } from '../audit/audit';
+import { tokenHookData } from '../audit/audit-effects';
+import type { WriteEffects } from '../audit/write-effects';
 
 /** POST /tokens, after the edge has checked the shape. */
 export interface CreateTokenInput {
@@ -58,9 +61,11 @@ export class CreateToken {
     let stored = false;
     try {
       const prepared = this.prepare(actor, request, keys, now);
-      const outcome = await this.deps.tokens.create(prepared.sealed, { deduplicate: prepared.deduplicate, now });
+      const effects = this.creation(actor, prepared, 'create', now);
+      const outcome = await this.deps.tokens.create(prepared.sealed, { deduplicate: prepared.deduplicate, now, effects });
       if (outcome.status === 'duplicate_id') throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists.');
       stored = true;
+      if (outcome.status === 'existing') this.recordDeduplicated(actor, [outcome.token.id], 'create', now);
       return this.answer(actor, prepared, outcome, keys, now);
     } catch (error) {
       // No token was made from the intent: it goes back, so the request can be corrected and sent again.
@@ -78,6 +83,20 @@ export class CreateToken {
     if (!this.intents) throw ValidationError.field('token_intent_id', 'Token intents are not available here.');
     const claimed = await this.intents.claim(actor, input.tokenIntentId, now, input);
     return { request: { ...input, type: claimed.type, data: claimed.data }, claimed };
+  }
+
+  /** What storing a prepared token brings: its event (`create`, or `tokenize` in bulk) and its `token.created` message. */
+  creation(actor: Actor, prepared: PreparedToken, operation: 'create' | 'tokenize', now: Date): WriteEffects {
+    const message = operation === 'create' ? 'Token created' : 'Token created by tokenize';
+    return (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'token', entityId: prepared.token.id, operation, message }, [
+      { type: 'token.created', data: tokenHookData(prepared.token) },
+    ]);
+  }
+
+  /** Creates that deduplication answered with existing tokens: nothing was written, so their events go to the trail. */
+  recordDeduplicated(actor: Actor, ids: readonly string[], operation: 'create' | 'tokenize', now: Date): void {
+    const facts = ids.map((id) => ({ entityType: 'token' as const, entityId: id, operation, message: 'Token create answered with an existing token (deduplicated)' }));
+    (this.deps.audit ?? NO_AUDIT).record(actor, now, facts);
   }
 
   /** Puts back intents taken for creates that stored nothing; never throws (see TokenIntentClaims.releaseAll). */

@@ -9,7 +9,7 @@ import { type FieldErrors, ValidationError } from '../shared/errors';
 import { keysetSize } from '../shared/keyset';
 import { type CursorBinding, decodeTokenCursor, encodeTokenCursor } from './token-cursor';
 import type { TokenDeps } from './token-deps';
-import { limitMetadataFilters, MAX_FILTER_VALUES, ParsedQueries, showFound } from './search-tokens';
+import { limitMetadataFilters, MAX_FILTER_VALUES, ParsedQueries, recordSearch, showFound } from './search-tokens';
 import type { TokenView } from './token-view';
 
 /** One page of a cursor walk: `next` resumes after its last token, and is absent on the last page. */
@@ -44,8 +44,9 @@ async function walkTokens(deps: TokenDeps, actor: Actor, permission: Permission,
   const after = input.start === undefined ? undefined : checked(errors, () => decodeTokenCursor(keys, binding, input.start!));
   if (Object.keys(errors).length > 0 || size === undefined) throw new ValidationError(errors as FieldErrors);
   const scope = accessScope(actor, permission);
-  if (!scope) return { items: [], size };
   const now = deps.clock.now();
+  recordSearch(deps, actor, permission, query, now);
+  if (!scope) return { items: [], size };
   const found = await deps.tokens.searchAfter(actor.tenantId, blindQuery(andAll([query, scope]), keys), { after, size }, now);
   const last = found.items[found.items.length - 1];
   const next = found.hasMore && last ? encodeTokenCursor(keys, binding, { createdAt: last.createdAt, id: last.id }) : undefined;

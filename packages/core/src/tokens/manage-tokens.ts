@@ -5,6 +5,8 @@ import type { StoredToken } from './token';
 import type { TokenDeps } from './token-deps';
 import { openToken } from './token-sealing';
 import { type TokenView, viewToken } from './token-view';
+import { NO_AUDIT } from '../audit/audit';
+import { tokenHookData } from '../audit/audit-effects';
 
 const notFound = (): NotFoundError => new NotFoundError('token');
 
@@ -24,6 +26,9 @@ export class GetToken {
     const now = this.deps.clock.now();
     const stored = await loadToken(this.deps, actor, id, now);
     const transform = requireTransform(actor, 'token:read', stored);
+    const operation = transform === 'reveal' ? 'reveal' : 'read';
+    const message = transform === 'reveal' ? 'Token read with its data revealed' : `Token read with its data ${transform === 'mask' ? 'masked' : 'redacted'}`;
+    (this.deps.audit ?? NO_AUDIT).record(actor, now, { entityType: 'token', entityId: id, operation, message });
     if (transform === 'redact') return { token: stored, hasData: false };
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     return viewToken(this.deps.expressions, openToken(keys, stored), transform, this.deps.policy, now);
@@ -36,8 +41,12 @@ export class DeleteToken {
 
   async execute(actor: Actor, id: string): Promise<void> {
     requireTokenPermission(actor, 'token:delete');
-    const stored = await loadToken(this.deps, actor, id, this.deps.clock.now());
+    const now = this.deps.clock.now();
+    const stored = await loadToken(this.deps, actor, id, now);
     requireTransform(actor, 'token:delete', stored);
-    if (!(await this.deps.tokens.delete(actor.tenantId, id))) throw notFound();
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'token', entityId: id, operation: 'delete', message: 'Token deleted' }, [
+      { type: 'token.deleted', data: tokenHookData(stored) },
+    ]);
+    if (!(await this.deps.tokens.delete(actor.tenantId, id, effects))) throw notFound();
   }
 }

@@ -12,6 +12,8 @@ import type { StoredToken } from './token';
 import type { TokenDeps } from './token-deps';
 import { openToken } from './token-sealing';
 import { type TokenView, viewToken } from './token-view';
+import { NO_AUDIT } from '../audit/audit';
+import { auditedQueryText } from '../search/query-text';
 
 /** Runs a query within the caller's access scope and shows each result per the caller's transform. */
 async function findTokens(
@@ -25,10 +27,18 @@ async function findTokens(
   const request = pageRequest(page, size);
   const scope = accessScope(actor, permission);
   const now = deps.clock.now();
+  recordSearch(deps, actor, permission, query, now);
   if (!scope) return { items: [], total: 0, page: request.page, size: request.size };
   const keys = await deps.keyring.forTenant(actor.tenantId);
   const found = await deps.tokens.search(actor.tenantId, blindQuery(andAll([query, scope]), keys), request, now);
   return mapPage(found, showFound(deps, actor, permission, keys, now));
+}
+
+/** A search (`token:search`) or a list (`token:read`) as one event, its data values as `***`. */
+export function recordSearch(deps: TokenDeps, actor: Actor, permission: Permission, query: TokenQuery, now: Date): void {
+  const search = permission === 'token:search';
+  const message = `${search ? 'Tokens searched' : 'Tokens listed'}: ${auditedQueryText(query)}`;
+  (deps.audit ?? NO_AUDIT).record(actor, now, { entityType: 'token', operation: search ? 'search' : 'read', message });
 }
 
 /** Shows each token a list or search found as the caller may see it: its transform for `permission`, redact without one. */

@@ -4,6 +4,7 @@ import type { Keyring } from '../crypto/keyring';
 import type { ExpressionEngine } from '../expressions';
 import type { TokenRepository } from './token.repository';
 import type { TokenPolicy } from './token-view';
+import type { Audit } from '../audit/audit';
 
 /** What every token use case works with. */
 export interface TokenDeps {
@@ -13,4 +14,6 @@ export interface TokenDeps {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly policy: TokenPolicy;
+  /** Records what callers do (ADR 4); absent in unit tests of other rules. */
+  readonly audit?: Audit | undefined;
 }

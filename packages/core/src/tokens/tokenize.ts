@@ -138,7 +138,7 @@ export class Tokenize {
     if (Object.keys(refused).length > 0) throw new ForbiddenError('The API key may not create one or more of these tokens.', refused);
 
     const outcome = await this.deps.tokens.createMany(
-      prepared.map((p) => ({ token: p.sealed, deduplicate: p.deduplicate })),
+      prepared.map((p) => ({ token: p.sealed, deduplicate: p.deduplicate, effects: this.create.creation(actor, p, 'tokenize', now) })),
       now,
     );
     if (outcome.status === 'duplicate_id') {
@@ -147,6 +147,8 @@ export class Tokenize {
         [field]: ['A token with this id already exists.'],
       });
     }
+    const deduplicated = outcome.outcomes.flatMap((o) => (o.status === 'existing' ? [o.token.id] : []));
+    if (deduplicated.length > 0) this.create.recordDeduplicated(actor, deduplicated, 'tokenize', now);
     return { prepared, outcomes: outcome.outcomes };
   }
 

@@ -1,3 +1,5 @@
+import { NO_AUDIT } from '../audit/audit';
+import { tokenHookData } from '../audit/audit-effects';
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors';
 import { mergePatch } from '../shared/merge-patch';
 import { requireTokenPermission, requireTransform, transformFor } from '../access/evaluate-access';
@@ -67,7 +69,10 @@ export class UpdateToken {
     }
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     const { updated, sealed } = this.patched(actor, keys, stored, input, now);
-    const outcome = await this.deps.tokens.update(sealed, now);
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'token', entityId: id, operation: 'update', message: 'Token updated' }, [
+      { type: 'token.updated', data: tokenHookData(updated) },
+    ]);
+    const outcome = await this.deps.tokens.update(sealed, now, effects);
     if (outcome.status === 'conflict') return undefined;
     if (outcome.status === 'gone') throw new NotFoundError('token');
     // The response shows what the caller may read, not what its update rule says: the merged data is not all theirs.

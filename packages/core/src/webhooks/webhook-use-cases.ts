@@ -1,3 +1,5 @@
+import { type Audit, NO_AUDIT } from '../audit/audit';
+import type { AuditFact } from '../audit/audit-effects';
 import type { Actor } from '../auth/actor';
 import { requirePermission } from '../auth/authorize';
 import type { Keyring } from '../crypto/keyring';
@@ -22,6 +24,9 @@ import {
   type WebhookStatus,
 } from './webhook';
 
+/** An event about a webhook. */
+export const webhookFact = (id: string, operation: string, message: string): AuditFact => ({ entityType: 'webhook', entityId: id, operation, message });
+
 export interface WebhookDeps {
   readonly webhooks: WebhookRepository;
   readonly keyring: Keyring;
@@ -32,6 +37,8 @@ export interface WebhookDeps {
   readonly policy: OutboundPolicy;
   /** Webhooks a tenant may hold (default {@link MAX_WEBHOOKS_PER_TENANT}). */
   readonly limit?: number;
+  /** Records what callers do (ADR 4); absent in unit tests of other rules. */
+  readonly audit?: Audit | undefined;
 }
 
 /** The body of a create or an update, as the edge parsed it. */
@@ -132,7 +139,8 @@ export class CreateWebhook {
       createdAt: this.deps.clock.now(),
     };
     const limit = this.deps.limit ?? MAX_WEBHOOKS_PER_TENANT;
-    if ((await this.deps.webhooks.create(webhook, limit)) === 'limit') {
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, webhook.createdAt, webhookFact(id, 'create', 'Webhook created'));
+    if ((await this.deps.webhooks.create(webhook, limit, effects)) === 'limit') {
       throw ValidationError.field('webhooks', `A tenant may have at most ${limit} webhooks.`);
     }
     return { webhook, secret };
@@ -185,7 +193,8 @@ export class UpdateWebhook {
       modifiedBy: actor.applicationId,
       modifiedAt: this.deps.clock.now(),
     };
-    if (!(await this.deps.webhooks.update(updated))) throw webhookNotFound();
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, updated.modifiedAt!, webhookFact(id, 'update', 'Webhook updated'));
+    if (!(await this.deps.webhooks.update(updated, effects))) throw webhookNotFound();
     return updated;
   }
 }
@@ -195,7 +204,8 @@ export class DeleteWebhook {
 
   async execute(actor: Actor, id: string): Promise<void> {
     requirePermission(actor, 'webhook:delete');
-    if (!(await this.deps.webhooks.delete(actor.tenantId, id))) throw webhookNotFound();
+    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, this.deps.clock.now(), webhookFact(id, 'delete', 'Webhook deleted'));
+    if (!(await this.deps.webhooks.delete(actor.tenantId, id, effects))) throw webhookNotFound();
   }
 }
 

@@ -1,0 +1,147 @@
+import { createHmac } from 'node:crypto';
+import type { Keyring } from '../crypto/keyring';
+import type { Clock } from '../shared/clock';
+import { OutboundError, type OutboundHttp } from '../outbound/outbound-http';
+import { type Audit, NO_AUDIT } from '../audit/audit';
+import { systemActor } from '../audit/audit-effects';
+import type { Webhook, WebhookRepository } from './webhook';
+import type { DeliveryAttempt, DeliveryNext, WebhookDelivery, WebhookDeliveryRepository } from './webhook-delivery';
+
+/** Retries back off from 1 s, doubling, to at most 1 h between attempts (beyond.md §6). */
+export const FIRST_RETRY_MS = 1_000;
+export const LONGEST_RETRY_MS = 3_600_000;
+/** A delivery failing this long after its event gives up, and disables its webhook. */
+export const GIVE_UP_AFTER_MS = 24 * 3_600_000;
+/** How long one attempt may take, connecting and reading the answer included. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** A leased delivery whose dispatcher died is tried again after this. */
+const LEASE_MS = 60_000;
+const BATCH = 50;
+/** Attempts in flight at once, per dispatcher. */
+const PARALLEL = 8;
+
+/** The wait before attempt `n + 1` after `n` failed attempts: 1 s, 2 s, 4 s… up to 1 h. */
+export function retryDelay(failedAttempts: number): number {
+  return Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, Math.min(failedAttempts - 1, 30)));
+}
+
+/**
+ * `SVC-SIGNATURE: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, keyed by the secret's UTF-8 bytes
+ * (beyond.md §6). A receiver recomputes it over the raw body and refuses a `t` older than five minutes.
+ */
+export function signWebhook(secret: string, timestamp: number, body: string): string {
+  const v1 = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.${body}`, 'utf8').digest('hex');
+  return `t=${timestamp},v1=${v1}`;
+}
+
+export interface DeliverWebhooksDeps {
+  readonly webhooks: WebhookRepository;
+  readonly deliveries: WebhookDeliveryRepository;
+  readonly keyring: Keyring;
+  readonly outbound: OutboundHttp;
+  readonly clock: Clock;
+  readonly audit?: Audit | undefined;
+}
+
+/** What one run did. */
+export interface DeliveryRun {
+  readonly attempted: number;
+  readonly delivered: number;
+}
+
+/**
+ * The webhook dispatcher: leases due deliveries, sends each signed through the outbound module (its policy checked
+ * again at every attempt), and records every attempt. A 2xx delivers; anything else retries with backoff until the
+ * event is a day old, when the delivery fails for good and its webhook is disabled. Delivery is at least once:
+ * receivers deduplicate by the event's `id`.
+ */
+export class DeliverWebhooks {
+  constructor(private readonly deps: DeliverWebhooksDeps) {}
+
+  async execute(): Promise<DeliveryRun> {
+    const now = this.deps.clock.now();
+    const due = await this.deps.deliveries.leaseDue(now, new Date(now.getTime() + LEASE_MS), BATCH);
+    let delivered = 0;
+    for (let i = 0; i < due.length; i += PARALLEL) {
+      const results = await Promise.all(due.slice(i, i + PARALLEL).map((d) => this.attempt(d)));
+      delivered += results.filter(Boolean).length;
+    }
+    return { attempted: due.length, delivered };
+  }
+
+  /** One attempt at one delivery; true when it was delivered. */
+  private async attempt(delivery: WebhookDelivery): Promise<boolean> {
+    const webhook = await this.deps.webhooks.findById(delivery.tenantId, delivery.webhookId);
+    const started = this.deps.clock.now();
+    if (!webhook || webhook.status !== 'enabled') {
+      await this.record(delivery, { at: started, error: 'The webhook is disabled.', durationMs: 0 }, { status: 'failed' });
+      return false;
+    }
+    const attempt = await this.send(webhook, delivery, started);
+    if (attempt.statusCode !== undefined && attempt.statusCode >= 200 && attempt.statusCode < 300) {
+      await this.record(delivery, attempt, { status: 'delivered' });
+      return true;
+    }
+    const failedAttempts = delivery.attempts.length + 1;
+    const next = new Date(attempt.at.getTime() + attempt.durationMs + retryDelay(failedAttempts));
+    if (next.getTime() - delivery.createdAt.getTime() >= GIVE_UP_AFTER_MS) {
+      await this.record(delivery, attempt, { status: 'failed' });
+      await this.disable(webhook);
+    } else {
+      await this.record(delivery, attempt, { status: 'pending', nextAttemptAt: next });
+    }
+    return false;
+  }
+
+  private async send(webhook: Webhook, delivery: WebhookDelivery, at: Date): Promise<DeliveryAttempt> {
+    const keys = await this.deps.keyring.forTenant(webhook.tenantId);
+    const secret = keys.openWebhookSecret(webhook.id, webhook.sealedSecret);
+    const body = `{"event":${delivery.event},"delivered_at":${JSON.stringify(at.toISOString())}}`;
+    const timestamp = Math.floor(at.getTime() / 1000);
+    try {
+      const response = await this.deps.outbound.send({
+        method: 'POST',
+        url: webhook.url,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'svc-webhooks/1',
+          'svc-signature': signWebhook(secret, timestamp, body),
+          'svc-event-id': delivery.eventId,
+          'svc-event-type': delivery.eventType,
+        },
+        body,
+        timeoutMs: DELIVERY_TIMEOUT_MS,
+      });
+      return { at, statusCode: response.status, durationMs: this.deps.clock.now().getTime() - at.getTime() };
+    } catch (error) {
+      const reason = error instanceof OutboundError ? DESCRIPTIONS[error.kind] : 'The delivery failed.';
+      return { at, error: reason, durationMs: this.deps.clock.now().getTime() - at.getTime() };
+    }
+  }
+
+  private async record(delivery: WebhookDelivery, attempt: DeliveryAttempt, next: DeliveryNext): Promise<void> {
+    await this.deps.deliveries.recordAttempt(delivery, attempt, next);
+  }
+
+  /** A webhook failing for a day stops: disabled (recorded as svc's own update), its other pending deliveries failed. */
+  private async disable(webhook: Webhook): Promise<void> {
+    const now = this.deps.clock.now();
+    const disabled: Webhook = { ...webhook, status: 'disabled', modifiedBy: 'svc', modifiedAt: now };
+    const effects = (this.deps.audit ?? NO_AUDIT).write(systemActor(webhook.tenantId), now, {
+      entityType: 'webhook',
+      entityId: webhook.id,
+      operation: 'update',
+      message: 'Webhook disabled: its deliveries failed for 24 hours',
+    });
+    await this.deps.webhooks.update(disabled, effects);
+    await this.deps.deliveries.failPending(webhook.tenantId, webhook.id);
+  }
+}
+
+/** Fixed texts for attempts without an answer: never an address, a URL or a body. */
+const DESCRIPTIONS: Readonly<Record<OutboundError['kind'], string>> = {
+  refused: 'The outbound policy refused the destination.',
+  timeout: 'The destination did not answer in time.',
+  unreachable: 'The destination could not be reached.',
+  response_too_large: "The destination's answer was too large.",
+};
