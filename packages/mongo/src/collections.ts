@@ -8,6 +8,8 @@ import type { TokenDocument } from './token-document';
 import type { TokenIntentDocument } from './token-intent-document';
 import type { IdempotencyDocument } from './mongo-idempotency.repository';
 import type { WebhookCountDocument, WebhookDocument } from './mongo-webhook.repository';
+import type { AuditEventDocument, ChainPointDocument } from './audit-event-document';
+import type { WebhookDeliveryDocument } from './webhook-delivery-document';
 
 /** The collection of each kind of document, by name. */
 export const COLLECTIONS = {
@@ -24,6 +26,10 @@ export const COLLECTIONS = {
   idempotency: 'idempotency_keys',
   webhooks: 'webhooks',
   webhookCounts: 'webhook_counts',
+  webhookDeliveries: 'webhook_deliveries',
+  auditEvents: 'audit_events',
+  auditHeads: 'audit_heads',
+  auditAnchors: 'audit_anchors',
 } as const;
 
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
@@ -43,6 +49,10 @@ export interface MongoCollections {
   readonly idempotency: Collection<IdempotencyDocument>;
   readonly webhooks: Collection<WebhookDocument>;
   readonly webhookCounts: Collection<WebhookCountDocument>;
+  readonly webhookDeliveries: Collection<WebhookDeliveryDocument>;
+  readonly auditEvents: Collection<AuditEventDocument>;
+  readonly auditHeads: Collection<ChainPointDocument>;
+  readonly auditAnchors: Collection<ChainPointDocument>;
 }
 
 export function collectionsOf(db: Db): MongoCollections {
@@ -60,5 +70,9 @@ export function collectionsOf(db: Db): MongoCollections {
     idempotency: db.collection<IdempotencyDocument>(COLLECTIONS.idempotency),
     webhooks: db.collection<WebhookDocument>(COLLECTIONS.webhooks),
     webhookCounts: db.collection<WebhookCountDocument>(COLLECTIONS.webhookCounts),
+    webhookDeliveries: db.collection<WebhookDeliveryDocument>(COLLECTIONS.webhookDeliveries),
+    auditEvents: db.collection<AuditEventDocument>(COLLECTIONS.auditEvents),
+    auditHeads: db.collection<ChainPointDocument>(COLLECTIONS.auditHeads),
+    auditAnchors: db.collection<ChainPointDocument>(COLLECTIONS.auditAnchors),
   };
 }

@@ -1,6 +1,6 @@
 import { indexPlan } from './indexes';
 
-const GLOBAL_LOOKUPS = ['key_hash', 'keys.key_hash', 'nonce_hash', 'secret_hash', 'email_lower', 'expires_at', 'cvc_expires_at'];
+const GLOBAL_LOOKUPS = ['key_hash', 'keys.key_hash', 'nonce_hash', 'secret_hash', 'email_lower', 'expires_at', 'cvc_expires_at', 'status', 'chain_seq'];
 
 describe('index plan', () => {
   const plan = indexPlan({ ttl: true });
@@ -22,18 +22,19 @@ describe('index plan', () => {
     ]);
   });
 
-  it('leads every other index with tenant_id, except the global key, nonce, secret, e-mail and expiry lookups', () => {
+  it('leads every other index with tenant_id, except the global key, nonce, secret, e-mail, expiry and queue lookups', () => {
     for (const index of all) {
       const [first] = Object.keys(index.key);
       expect(first === 'tenant_id' || GLOBAL_LOOKUPS.includes(first!)).toBe(true);
     }
   });
 
-  it('makes keys, nonces, secrets, e-mails and memberships unique', () => {
+  it('makes keys, nonces, secrets, e-mails, memberships, audit event ids and deliveries unique', () => {
     const unique = all.filter((i) => i.unique).map((i) => i.name);
     expect(unique.sort()).toEqual(
       [
         'applications_by_key_hash',
+        'audit_events_by_id',
         'invitations_by_email',
         'invitations_by_secret',
         'members_by_user',
@@ -42,6 +43,7 @@ describe('index plan', () => {
         'tokens_by_id',
         'tokens_dedup_claim',
         'users_by_email',
+        'webhook_deliveries_by_key',
       ].sort(),
     );
   });
@@ -54,6 +56,25 @@ describe('index plan', () => {
     const off = Object.values(indexPlan({ ttl: false })).flatMap((indexes) => indexes ?? []);
     expect(off.some((i) => i.expireAfterSeconds !== undefined)).toBe(false);
     expect(off.map((i) => i.name)).toEqual(all.map((i) => i.name));
+  });
+
+  it('serves the audit log: listing, filters, the chain, unchained events, and no TTL on events', () => {
+    expect(plan.audit_events?.map((i) => [i.name, i.key])).toEqual([
+      ['audit_events_by_id', { tenant_id: 1, id: 1 }],
+      ['audit_events_by_created', { tenant_id: 1, created_at: -1, id: -1 }],
+      ['audit_events_by_entity_type', { tenant_id: 1, entity_type: 1, created_at: -1, id: -1 }],
+      ['audit_events_by_entity', { tenant_id: 1, entity_id: 1, created_at: -1, id: -1 }],
+      ['audit_events_by_chain', { tenant_id: 1, chain_seq: 1, created_at: 1, id: 1 }],
+      ['audit_events_unchained', { chain_seq: 1, tenant_id: 1 }],
+    ]);
+  });
+
+  it('serves the delivery queue in lease order, and a webhook\'s deliveries newest first', () => {
+    expect(plan.webhook_deliveries?.map((i) => [i.name, i.key])).toEqual([
+      ['webhook_deliveries_by_key', { tenant_id: 1, webhook_id: 1, event_id: 1 }],
+      ['webhook_deliveries_by_webhook', { tenant_id: 1, webhook_id: 1, created_at: -1, event_id: -1 }],
+      ['webhook_deliveries_due', { status: 1, next_attempt_at: 1, created_at: 1, event_id: 1, webhook_id: 1 }],
+    ]);
   });
 
   it('names every index once', () => {

@@ -66,6 +66,25 @@ export function indexPlan(options: IndexPlanOptions): Readonly<Partial<Record<Co
     [COLLECTIONS.idempotency]: [{ key: { expires_at: 1 }, name: 'idempotency_keys_by_expiry' }],
     // Read by `_id` and tenant; listed newest first per tenant. The counters (webhook_counts) are read by `_id` only.
     [COLLECTIONS.webhooks]: [{ key: { tenant_id: 1, created_at: -1, _id: -1 }, name: 'webhooks_by_tenant' }],
+    [COLLECTIONS.webhookDeliveries]: [
+      // One delivery of an event to a webhook; also a webhook's pending ones (failPending) and its deletion.
+      { key: { tenant_id: 1, webhook_id: 1, event_id: 1 }, name: 'webhook_deliveries_by_key', unique: true },
+      { key: { tenant_id: 1, webhook_id: 1, created_at: -1, event_id: -1 }, name: 'webhook_deliveries_by_webhook' },
+      // The dispatcher's queue across tenants, in lease order (DUE_ORDER); also the backlog count and the prune.
+      { key: { status: 1, next_attempt_at: 1, created_at: 1, event_id: 1, webhook_id: 1 }, name: 'webhook_deliveries_due' },
+    ],
+    // No TTL: the retention sweep deletes events in chain order and moves the anchor (a TTL would break the chain).
+    [COLLECTIONS.auditEvents]: [
+      { key: { tenant_id: 1, id: 1 }, name: 'audit_events_by_id', unique: true },
+      { key: { tenant_id: 1, created_at: -1, id: -1 }, name: 'audit_events_by_created' },
+      { key: { tenant_id: 1, entity_type: 1, created_at: -1, id: -1 }, name: 'audit_events_by_entity_type' },
+      { key: { tenant_id: 1, entity_id: 1, created_at: -1, id: -1 }, name: 'audit_events_by_entity' },
+      // A tenant's chain in order, and (chain_seq null) its unchained events oldest first.
+      { key: { tenant_id: 1, chain_seq: 1, created_at: 1, id: 1 }, name: 'audit_events_by_chain' },
+      // The tenants with unchained events, across tenants (the chainer asks every 100 ms).
+      { key: { chain_seq: 1, tenant_id: 1 }, name: 'audit_events_unchained' },
+    ],
+    // audit_heads and audit_anchors are read by `_id` (the tenant) only.
   };
 }
 
