@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { BOOTSTRAP_FLAG, type CreateTenant, DomainError, type Keyring, type Store, ValidationError } from '@svc/core';
+import { BOOTSTRAP_FLAG, CHAIN_GRACE_MS, type CreateTenant, DomainError, type Keyring, type Store, SYSTEM_AUDIT_STREAM, ValidationError } from '@svc/core';
 import { replaceMasterKeyFile } from './config/master-key';
 import { ConfigError } from './config/config';
 import { loadConfig } from './config/load-config';
-import { createContainer, openStore } from './container';
+import { type AuditLogUseCases, createContainer, openStore } from './container';
 import { presentProvisionedTenant } from './http/presenters/tenant.presenter';
 import type { Logger } from './logger';
 import { startServer } from './server';
@@ -14,6 +14,8 @@ const USAGE = `Usage:
   svc tenants create --name <name> --owner-email <e> create a tenant; prints its owner and management key as JSON
   svc keys rotate                                   re-wrap every tenant data key under SVC_NEW_MASTER_KEY
                                                     (the SQLite store then keeps the new key in master.key)
+  svc audit verify [--tenant <id>]                  walk each tenant's audit chain; name the first event altered,
+                                                    removed or reordered (exit 1 when one is found)
   svc help                                          this text
 `;
 
@@ -102,6 +104,44 @@ async function rotateKeys(): Promise<number> {
   }
 }
 
+const PROBLEMS = {
+  altered: 'altered (its hash does not match its content)',
+  removed: 'preceded by a removed event (a gap in the chain)',
+  reordered: 'reordered (its link names another event than the one before it)',
+} as const;
+
+/**
+ * Walks every tenant's audit chain (or one tenant's) from its retention anchor and names the first event altered,
+ * removed or reordered, and events left unchained past the grace period. Safe beside a running server: it only reads.
+ */
+async function verifyAudit(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { tenant: { type: 'string' } } });
+  const container = await createContainer(loadConfig());
+  const store = container.resolve<Store>(TOKENS.Store);
+  try {
+    container.resolve<Buffer>(TOKENS.MasterKey);
+    const verdicts = await container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases).verify.execute(values.tenant);
+    let failed = 0;
+    for (const v of verdicts) {
+      const name = v.tenantId === SYSTEM_AUDIT_STREAM ? 'system stream' : `tenant ${v.tenantId}`;
+      if (v.ok) {
+        const from = v.anchor.chainSeq > 0 ? ` after the retention anchor at chain_seq ${v.anchor.chainSeq}` : '';
+        process.stdout.write(`svc: ${name}: ok, ${v.checked} event(s) verified${from}\n`);
+      } else if (v.problem === 'unchained') {
+        failed++;
+        process.stdout.write(`svc: ${name}: FAILED: ${v.count} event(s) still unchained after ${CHAIN_GRACE_MS / 1000}s (the chainer stalled, or rows were inserted behind svc's back)\n`);
+      } else {
+        failed++;
+        process.stdout.write(`svc: ${name}: FAILED at chain_seq ${v.chainSeq}: event ${v.eventId} is ${PROBLEMS[v.problem]}; ${v.checked} event(s) before it verified\n`);
+      }
+    }
+    if (verdicts.length === 0) process.stdout.write('svc: the audit log is empty\n');
+    return failed === 0 ? 0 : 1;
+  } finally {
+    await store.close();
+  }
+}
+
 /** Runs one command; resolves to an exit code, or undefined while a server keeps the process alive. */
 export async function main(argv: string[]): Promise<number | undefined> {
   const [command, sub, ...rest] = argv;
@@ -109,6 +149,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
     if (command === 'serve') return await serve();
     if (command === 'tenants' && sub === 'create') return await createTenant(rest);
     if (command === 'keys' && sub === 'rotate') return await rotateKeys();
+    if (command === 'audit' && sub === 'verify') return await verifyAudit(rest);
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
       process.stdout.write(USAGE);
       return 0;

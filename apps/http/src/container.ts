@@ -66,6 +66,14 @@ import {
   SystemClock,
   UpdateApplication,
   TimeOrderedUuidGenerator,
+  Audit,
+  AuditRecorder,
+  ChainAuditEvents,
+  DeliverWebhooks,
+  ListAuditEntityTypes,
+  ListAuditLog,
+  ListWebhookDeliveries,
+  VerifyAuditLog,
 } from '@svc/core';
 import { NodemailerMailer } from '@svc/mail';
 import { createMemoryStore } from '@svc/memory';
@@ -105,6 +113,13 @@ export interface TokenUseCases {
   readonly searchByCursor: SearchTokensByCursor;
   readonly tokenize: Tokenize;
   readonly detokenize: Detokenize;
+}
+
+export interface AuditLogUseCases {
+  readonly list: ListAuditLog;
+  readonly entityTypes: ListAuditEntityTypes;
+  readonly chain: ChainAuditEvents;
+  readonly verify: VerifyAuditLog;
 }
 
 export interface TokenIntentUseCases {
@@ -184,6 +199,32 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     overrides.outbound ?? new UndiciOutboundHttp({ policy: new OutboundPolicy(config.outboundAllow), extraCa: config.outboundCaPem }),
   ));
   c.register(TOKENS.MasterKey, single(() => resolveMasterKey(config, random)));
+  // Events of reads, refusals and failures, batched (ADR 4); writes carry theirs into the store themselves.
+  c.register(TOKENS.AuditRecorder, single((d) => {
+    const logger = d.resolve<Logger>(TOKENS.Logger);
+    return new AuditRecorder(store.auditLog, {
+      onError: (error, lost) => logger.error('audit events lost: the store refused a batch', { events: lost, error: error instanceof Error ? error.name : 'unknown' }),
+    });
+  }));
+  c.register(TOKENS.Audit, single((d) => new Audit(d.resolve<AuditRecorder>(TOKENS.AuditRecorder), d.resolve<IdGenerator>(TOKENS.Ids))));
+  c.register(TOKENS.AuditLogUseCases, single<AuditLogUseCases>((d) => {
+    const recorder = d.resolve<AuditRecorder>(TOKENS.AuditRecorder);
+    const keyring = d.resolve<Keyring>(TOKENS.Keyring);
+    return {
+      list: new ListAuditLog({ auditLog: store.auditLog, flush: () => recorder.flush() }),
+      entityTypes: new ListAuditEntityTypes(),
+      chain: new ChainAuditEvents({ auditLog: store.auditLog, keyring }),
+      verify: new VerifyAuditLog({ auditLog: store.auditLog, keyring, clock: d.resolve<Clock>(TOKENS.Clock) }),
+    };
+  }));
+  c.register(TOKENS.DeliverWebhooks, single((d) => new DeliverWebhooks({
+    webhooks: store.webhooks,
+    deliveries: store.webhookDeliveries,
+    keyring: d.resolve<Keyring>(TOKENS.Keyring),
+    outbound: d.resolve<OutboundHttp>(TOKENS.OutboundHttp),
+    clock: d.resolve<Clock>(TOKENS.Clock),
+    audit: d.resolve<Audit>(TOKENS.Audit),
+  })));
 
   const appDeps = (d: DependencyContainer) => ({
     applications: d.resolve<Store>(TOKENS.Store).applications,
@@ -191,6 +232,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     clock: d.resolve<Clock>(TOKENS.Clock),
     ids: d.resolve<IdGenerator>(TOKENS.Ids),
     random: d.resolve<RandomSource>(TOKENS.Random),
+    audit: d.resolve<Audit>(TOKENS.Audit),
   });
   c.register(TOKENS.ApplicationUseCases, single<ApplicationUseCases>((d) => {
     const deps = appDeps(d);
@@ -239,6 +281,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       clock: d.resolve<Clock>(TOKENS.Clock),
       ids: d.resolve<IdGenerator>(TOKENS.Ids),
       policy: { cvcRetentionMs: config.cvcRetentionMs },
+      audit: d.resolve<Audit>(TOKENS.Audit),
     };
     const claims = d.resolve<TokenIntentUseCases>(TOKENS.TokenIntentUseCases).claims;
     const create = new CreateToken(deps, claims);
@@ -263,6 +306,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       clock: d.resolve<Clock>(TOKENS.Clock),
       ids: d.resolve<IdGenerator>(TOKENS.Ids),
       lifetimeMs: config.tokenIntentTtlMs,
+      audit: d.resolve<Audit>(TOKENS.Audit),
     };
     return {
       create: new CreateTokenIntent(deps),
@@ -301,11 +345,12 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       random: d.resolve<RandomSource>(TOKENS.Random),
       publicUrl: config.publicUrl,
       queue: invitationQueue,
+      audit: d.resolve<Audit>(TOKENS.Audit),
     };
   };
   c.register(TOKENS.TenantUseCases, single<TenantUseCases>((d) => {
     const s = d.resolve<Store>(TOKENS.Store);
-    const members = { members: s.members, users: s.users };
+    const members = { members: s.members, users: s.users, clock: d.resolve<Clock>(TOKENS.Clock), audit: d.resolve<Audit>(TOKENS.Audit) };
     const deps = invitationDeps(d);
     return {
       getTenant: new GetTenant({ tenants: s.tenants }),
@@ -334,6 +379,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       ids: d.resolve<IdGenerator>(TOKENS.Ids),
       random: d.resolve<RandomSource>(TOKENS.Random),
       policy: new OutboundPolicy(config.outboundAllow),
+      audit: d.resolve<Audit>(TOKENS.Audit),
     };
     return {
       create: new CreateWebhook(deps),
@@ -342,6 +388,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       update: new UpdateWebhook(deps),
       remove: new DeleteWebhook(deps),
       eventTypes: new ListWebhookEventTypes(),
+      deliveries: new ListWebhookDeliveries({ ...deps, deliveries: d.resolve<Store>(TOKENS.Store).webhookDeliveries }),
     };
   }));
   c.register(TOKENS.Sweep, single((d) => new Sweep({
@@ -353,6 +400,9 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     keyring: d.resolve<Keyring>(TOKENS.Keyring),
     mailer: d.resolve<Mailer>(TOKENS.Mailer),
     clock: d.resolve<Clock>(TOKENS.Clock),
+    auditLog: d.resolve<Store>(TOKENS.Store).auditLog,
+    webhookDeliveries: d.resolve<Store>(TOKENS.Store).webhookDeliveries,
+    logRetentionMs: config.logRetentionMs,
   })));
   return c;
 }

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Bootstrap, ProvisionedTenant, Sweep } from '@svc/core';
+import type { AuditRecorder, Bootstrap, DeliverWebhooks, ProvisionedTenant, Sweep } from '@svc/core';
 import type { DependencyContainer } from 'tsyringe';
 import type { Config } from './config/config';
-import { type ContainerOverrides, createContainer, openStore } from './container';
+import { type AuditLogUseCases, type ContainerOverrides, createContainer, openStore } from './container';
 import { createApp } from './http/app';
 import { Connections } from './http/connections';
 import type { Logger } from './logger';
@@ -48,14 +48,18 @@ export function bootstrapBanner(result: ProvisionedTenant, presetKey: boolean): 
   return lines.join('\n');
 }
 
-/** Runs the sweep every interval; the returned stop waits for a sweep under way, so the store can close after it. */
-function startSweeper(sweep: Sweep, intervalMs: number, logger: Logger): () => Promise<void> {
+/**
+ * Runs `task` every interval, one run at a time; the returned stop waits for a run under way, so the store can close
+ * after it. A failed run is logged by the error's class only (never its message, which could quote a request).
+ */
+function startLoop(name: string, task: () => Promise<unknown>, intervalMs: number, logger: Logger): () => Promise<void> {
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
-    running ??= sweep
-      .execute()
-      .then((report) => logger.debug('sweep', { ...report }))
-      .catch((error: unknown) => logger.error('sweep failed', { error: error instanceof Error ? error.name : 'unknown' }))
+    running ??= task()
+      .then((report) => {
+        if (report !== undefined && typeof report === 'object') logger.debug(name, { ...report });
+      })
+      .catch((error: unknown) => logger.error(`${name} failed`, { error: error instanceof Error ? error.name : 'unknown' }))
       .finally(() => {
         running = undefined;
       });
@@ -66,6 +70,10 @@ function startSweeper(sweep: Sweep, intervalMs: number, logger: Logger): () => P
     await running;
   };
 }
+
+/** The chainer places committed audit events every 100 ms (ADR 4); the dispatcher looks for due deliveries as often. */
+const CHAIN_INTERVAL_MS = 100;
+const DELIVERY_INTERVAL_MS = 250;
 
 function listen(server: Server, config: Config): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
@@ -81,7 +89,10 @@ export async function startServer(
   print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
 ): Promise<RunningServer> {
   const store = overrides.store ?? (await openStore(config, { exclusive: true }));
-  let stopSweeper = async (): Promise<void> => undefined;
+  const stops: Array<() => Promise<void>> = [];
+  const stopLoops = async (): Promise<void> => {
+    await Promise.all(stops.splice(0).map((stop) => stop()));
+  };
   let container: DependencyContainer, logger: Logger, connections: Connections, url: string;
   try {
     container = await createContainer(config, { ...overrides, store });
@@ -91,7 +102,14 @@ export async function startServer(
       .resolve<Bootstrap>(TOKENS.Bootstrap)
       .execute({ ownerEmail: config.ownerEmail, managementKey: config.bootstrapApiKey });
     if (bootstrapped) print(bootstrapBanner(bootstrapped, config.bootstrapApiKey !== undefined));
-    stopSweeper = startSweeper(container.resolve<Sweep>(TOKENS.Sweep), config.sweepIntervalMs, logger);
+    const sweep = container.resolve<Sweep>(TOKENS.Sweep);
+    const auditLog = container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases);
+    const deliver = container.resolve<DeliverWebhooks>(TOKENS.DeliverWebhooks);
+    stops.push(
+      startLoop('sweep', () => sweep.execute(), config.sweepIntervalMs, logger),
+      startLoop('audit chain', () => auditLog.chain.execute(), CHAIN_INTERVAL_MS, logger),
+      startLoop('webhook deliveries', () => deliver.execute(), DELIVERY_INTERVAL_MS, logger),
+    );
     connections = new Connections(createServer(), createApp(container), logger);
     connections.server.keepAliveTimeout = 65_000;
     const address = await listen(connections.server, config);
@@ -105,7 +123,7 @@ export async function startServer(
     }
   } catch (error) {
     // A start that fails (a wrong master key, a taken port) leaves nothing running and releases the store's claim.
-    await stopSweeper();
+    await stopLoops();
     if (!overrides.store) await store.close().catch(() => undefined);
     throw error;
   }
@@ -126,7 +144,12 @@ export async function startServer(
           }, deadlineMs);
     await connections.drain();
     clearTimeout(deadline);
-    await stopSweeper();
+    await stopLoops();
+    // Events still batched are written, and placed in their chains, before the store closes.
+    await container.resolve<AuditRecorder>(TOKENS.AuditRecorder).flush();
+    await container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases).chain.execute().catch((error: unknown) => {
+      logger.error('audit chain failed', { error: error instanceof Error ? error.name : 'unknown' });
+    });
     await store.close();
     return { forced };
   };

@@ -23,4 +23,8 @@ export const TOKENS = {
   IdempotentRequests: Symbol('IdempotentRequests'),
   OutboundHttp: Symbol('OutboundHttp'),
   WebhookUseCases: Symbol('WebhookUseCases'),
+  Audit: Symbol('Audit'),
+  AuditRecorder: Symbol('AuditRecorder'),
+  AuditLogUseCases: Symbol('AuditLogUseCases'),
+  DeliverWebhooks: Symbol('DeliverWebhooks'),
 } as const;

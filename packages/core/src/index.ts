@@ -87,3 +87,4 @@ export * from './audit/audit';
 export * from './audit/audit-recorder';
 export * from './audit/audit-chainer';
 export * from './webhooks/deliver-webhooks';
+export * from './audit/list-audit-log';

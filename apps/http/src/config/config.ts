@@ -25,6 +25,8 @@ export interface Config {
   readonly tokenIntentTtlMs: number;
   /** How long a 2xx answer to a request with an idempotency key is kept for replay (SVC_IDEMPOTENCY_TTL). */
   readonly idempotencyTtlMs: number;
+  /** How long audit events and finished webhook deliveries are kept (SVC_LOG_RETENTION, default 365 days). */
+  readonly logRetentionMs: number;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimitBytes: number;
   /** Reader threads answering searches on the SQLite store (0: on the event loop). */

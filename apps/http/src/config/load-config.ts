@@ -171,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
     cvcRetentionMs: duration(env, 'SVC_CVC_RETENTION', 3_600_000),
     tokenIntentTtlMs: positiveDuration(env, 'SVC_TOKEN_INTENT_TTL', 24 * 3_600_000),
     idempotencyTtlMs: positiveDuration(env, 'SVC_IDEMPOTENCY_TTL', 24 * 3_600_000),
+    logRetentionMs: positiveDuration(env, 'SVC_LOG_RETENTION', 365 * 24 * 3_600_000),
     bodyLimitBytes: bytes(env, 'SVC_BODY_LIMIT', 1024 * 1024),
     sweepIntervalMs: duration(env, 'SVC_SWEEP_INTERVAL', 60_000),
     shutdownTimeoutMs: duration(env, 'SVC_SHUTDOWN_TIMEOUT', 10_000),

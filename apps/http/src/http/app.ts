@@ -1,9 +1,11 @@
-import type { AcceptInvitation, Authenticate, Clock, IdempotentRequests } from '@svc/core';
+import type { AcceptInvitation, Audit, Authenticate, Clock, IdempotentRequests } from '@svc/core';
+import { EdgeAudit } from './audit-edge';
 import { parse } from 'node:querystring';
 import express, { type Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import type { Config } from '../config/config';
-import type { ApplicationUseCases, TokenIntentUseCases, TokenUseCases } from '../container';
+import type { ApplicationUseCases, AuditLogUseCases, TokenIntentUseCases, TokenUseCases } from '../container';
+import { logRoutes } from './routes/log.routes';
 import type { Logger } from '../logger';
 import { TOKENS } from '../tokens';
 import { authenticate } from './authenticate';
@@ -28,7 +30,8 @@ import { cors } from './cors';
 export function createApp(container: DependencyContainer): Express {
   const config = container.resolve<Config>(TOKENS.Config);
   const logger = container.resolve<Logger>(TOKENS.Logger);
-  const auth = authenticate(container.resolve<Authenticate>(TOKENS.Authenticate));
+  const edgeAudit = new EdgeAudit(container.resolve<Audit>(TOKENS.Audit), container.resolve<Clock>(TOKENS.Clock));
+  const auth = authenticate(container.resolve<Authenticate>(TOKENS.Authenticate), edgeAudit);
   // Every authenticated POST, PUT and PATCH reads its body through one of these two: idempotency keys hang on them.
   const requests = container.resolve<IdempotentRequests>(TOKENS.IdempotentRequests);
   const json = idempotent(requests, jsonBody(config.bodyLimitBytes), logger);
@@ -55,7 +58,8 @@ export function createApp(container: DependencyContainer): Express {
   acceptRoutes(app, container.resolve<AcceptInvitation>(TOKENS.AcceptInvitation), config.bodyLimitBytes);
   permissionRoutes(app, auth);
   webhookRoutes(app, auth, container.resolve<WebhookUseCases>(TOKENS.WebhookUseCases), json);
+  logRoutes(app, auth, container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases));
   app.use(notFoundHandler);
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, edgeAudit));
   return app;
 }

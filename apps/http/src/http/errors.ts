@@ -1,3 +1,4 @@
+import type { EdgeAudit } from './audit-edge';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger';
 import { bodyParserProblem } from './json-body';
@@ -11,7 +12,7 @@ export function sendProblem(res: Response, problem: Problem): void {
  * The single error middleware: domain and edge errors become problem+json; anything else is a 500 that carries
  * only the correlation id, and is logged by class and stack (never with request data).
  */
-export function errorHandler(logger: Logger) {
+export function errorHandler(logger: Logger, audit?: EdgeAudit) {
   return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) {
       next(error);
@@ -20,9 +21,11 @@ export function errorHandler(logger: Logger) {
     const instance = req.path;
     const problem = problemFor(error, instance) ?? problemFor(malformedPath(error, req) ?? bodyParserProblem(error), instance);
     if (problem) {
+      audit?.failed(req, res, problem.status);
       sendProblem(res, problem);
       return;
     }
+    audit?.failed(req, res, 500);
     const traceId = String(res.locals.traceId ?? '');
     const failure = error instanceof Error ? error : new Error('non-error thrown');
     logger.error('unhandled error', { trace_id: traceId, error: failure.name, stack: failure.stack });

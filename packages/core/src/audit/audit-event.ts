@@ -13,6 +13,8 @@ export const AUDIT_ENTITY_TYPES = [
   'tenant_invitation',
   'proxy',
   'webhook',
+  /** The tenant itself: its settings, members list, permission catalogue and audit log (an addition to §5's list). */
+  'tenant',
 ] as const;
 export type AuditEntityType = (typeof AUDIT_ENTITY_TYPES)[number];
 
@@ -25,6 +27,7 @@ const DISPLAY_NAMES: Readonly<Record<AuditEntityType, string>> = {
   tenant_invitation: 'Tenant Invitation',
   proxy: 'Proxy',
   webhook: 'Webhook',
+  tenant: 'Tenant',
 };
 
 /** `GET /logs/entity-types`: `[{ display_name, value }]` in Basis Theory's shape. */

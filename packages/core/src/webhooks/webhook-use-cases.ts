@@ -1,3 +1,4 @@
+import type { WebhookDelivery, WebhookDeliveryRepository } from './webhook-delivery';
 import { type Audit, NO_AUDIT } from '../audit/audit';
 import type { AuditFact } from '../audit/audit-effects';
 import type { Actor } from '../auth/actor';
@@ -214,5 +215,16 @@ export class ListWebhookEventTypes {
   execute(actor: Actor): readonly WebhookEventType[] {
     requirePermission(actor, 'webhook:read');
     return WEBHOOK_EVENT_TYPES;
+  }
+}
+
+/** GET /webhooks/{id}/deliveries: the webhook's delivery attempts, newest first. */
+export class ListWebhookDeliveries {
+  constructor(private readonly deps: WebhookDeps & { readonly deliveries: WebhookDeliveryRepository }) {}
+
+  async execute(actor: Actor, id: string, input: ListWebhooksInput): Promise<Page<WebhookDelivery>> {
+    requirePermission(actor, 'webhook:read');
+    await loadWebhook(this.deps, actor, id);
+    return this.deps.deliveries.list(actor.tenantId, id, pageRequest(input.page, input.size));
   }
 }

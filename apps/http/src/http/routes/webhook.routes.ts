@@ -7,14 +7,15 @@ import {
   isUuid,
   type ListWebhookEventTypes,
   type ListWebhooks,
+  type ListWebhookDeliveries,
   NotFoundError,
   type UpdateWebhook,
 } from '@svc/core';
 import { actorOf, requires } from '../authenticate';
 import { presentPage } from '../presenters/pagination';
-import { presentWebhook } from '../presenters/webhook.presenter';
+import { presentDelivery, presentWebhook } from '../presenters/webhook.presenter';
 import { sendJson } from '../respond';
-import { listWebhooksQuery, webhookSchema } from '../schemas/webhook.schemas';
+import { listDeliveriesQuery, listWebhooksQuery, webhookSchema } from '../schemas/webhook.schemas';
 import { validate } from '../validate';
 
 export interface WebhookUseCases {
@@ -24,6 +25,7 @@ export interface WebhookUseCases {
   readonly update: UpdateWebhook;
   readonly remove: DeleteWebhook;
   readonly eventTypes: ListWebhookEventTypes;
+  readonly deliveries: ListWebhookDeliveries;
 }
 
 /** Path ids that are not UUIDs can name no webhook: answer as absent. */
@@ -40,7 +42,7 @@ const toInput = (body: z.output<typeof webhookSchema>) => ({
   notifyEmail: body.notify_email,
 });
 
-/** Webhooks (beyond.md §6): CRUD and the event types, management keys only. Deliveries come with the outbox (ADR 4). */
+/** Webhooks (beyond.md §6): CRUD, the event types and each webhook's deliveries, management keys only. */
 export function webhookRoutes(router: IRouter, auth: RequestHandler, useCases: WebhookUseCases, json: RequestHandler): void {
   router.post('/webhooks', auth, requires('webhook:create'), json, async (req, res) => {
     const { webhook, secret } = await useCases.create.execute(actorOf(res), toInput(validate(webhookSchema, req.body)));
@@ -66,6 +68,13 @@ export function webhookRoutes(router: IRouter, auth: RequestHandler, useCases: W
     const id = webhookId(req.params.id);
     const input = toInput(validate(webhookSchema, req.body));
     sendJson(res, 200, presentWebhook(await useCases.update.execute(actorOf(res), id, input)));
+  });
+
+  router.get('/webhooks/:id/deliveries', auth, requires('webhook:read'), async (req, res) => {
+    const id = webhookId(req.params.id);
+    const query = validate(listDeliveriesQuery, req.query);
+    const page = await useCases.deliveries.execute(actorOf(res), id, { page: query.page, size: query.size });
+    sendJson(res, 200, presentPage(page, presentDelivery));
   });
 
   router.delete('/webhooks/:id', auth, requires('webhook:delete'), async (req, res) => {

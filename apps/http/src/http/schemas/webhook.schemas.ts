@@ -12,3 +12,4 @@ export const webhookSchema = z.strictObject({
 });
 
 export const listWebhooksQuery = z.object({ ...pagingQuery });
+export const listDeliveriesQuery = z.object({ ...pagingQuery });
