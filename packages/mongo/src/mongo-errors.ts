@@ -13,3 +13,18 @@ export function isDuplicateKeyError(error: unknown): boolean {
 export function errorCode(error: unknown): number | undefined {
   return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'number' ? error.code : undefined;
 }
+
+/** MongoDB's error code for a write that met a concurrent transaction's write to the same document. */
+const WRITE_CONFLICT = 112;
+
+/**
+ * Whether `error` says a transaction lost to a concurrent one: a write conflict (as a command error or a bulk write's
+ * write error), or any error labelled TransientTransactionError. By shape, like {@link isDuplicateKeyError}.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  if (errorCode(error) === WRITE_CONFLICT) return true;
+  if ('hasErrorLabel' in error && typeof error.hasErrorLabel === 'function' && error.hasErrorLabel('TransientTransactionError') === true) return true;
+  if ('errorLabels' in error && Array.isArray(error.errorLabels) && error.errorLabels.includes('TransientTransactionError')) return true;
+  return 'writeErrors' in error && Array.isArray(error.writeErrors) && error.writeErrors.some((w: unknown) => errorCode(w) === WRITE_CONFLICT);
+}

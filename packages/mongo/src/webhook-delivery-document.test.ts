@@ -46,7 +46,7 @@ describe('fan-out of messages to deliveries', () => {
   });
 
   it('leaves nothing for a message no webhook wants', () => {
-    expect(fanOut([message('e1', { type: 'webhook.deleted' })], hooks)).toEqual([]);
+    expect(fanOut([message('e1', { type: 'proxy.deleted' })], hooks)).toEqual([]);
     expect(fanOut([message('e1')], [])).toEqual([]);
   });
 });
