@@ -1,5 +1,14 @@
-import type { Collection, Filter } from 'mongodb';
-import type { AddKeyOutcome, Application, ApplicationFilter, ApplicationKey, ApplicationRepository, Page, PageRequest } from '@svc/core';
+import type { ClientSession, Collection, Filter } from 'mongodb';
+import type {
+  AddKeyOutcome,
+  Application,
+  ApplicationFilter,
+  ApplicationKey,
+  ApplicationRepository,
+  Page,
+  PageRequest,
+  WriteEffects,
+} from '@svc/core';
 import {
   type ApplicationDocument,
   applicationFields,
@@ -9,6 +18,7 @@ import {
   toApplicationKeyDocument,
 } from './application-document';
 import { setOrUnset } from './documents';
+import { always, type EffectWrites, whenTrue } from './effect-writes';
 import { findPage, NEWEST_FIRST } from './paginate';
 
 /** Authentication reads the application without its keys. */
@@ -17,13 +27,23 @@ const WITHOUT_KEYS = { projection: { keys: 0 } } as const;
 /**
  * Applications in MongoDB, each with its keys inside it; `keys.key_hash` has a unique index, so authentication is one
  * index lookup. Every write is one single-document operation, so each is atomic across processes without a
- * transaction: the key limit is part of the update's filter.
+ * transaction: the key limit is part of the update's filter. A write with WriteEffects runs in a transaction that
+ * stores them when it changed something (see EffectWrites).
  */
 export class MongoApplicationRepository implements ApplicationRepository {
-  constructor(private readonly applications: Collection<ApplicationDocument>) {}
+  constructor(
+    private readonly applications: Collection<ApplicationDocument>,
+    private readonly effects: EffectWrites,
+  ) {}
 
-  async create(application: Application, key: ApplicationKey): Promise<void> {
-    await this.applications.insertOne(toApplicationDocument(application, [key]));
+  async create(application: Application, key: ApplicationKey, effects?: WriteEffects): Promise<void> {
+    await this.effects.write(
+      effects,
+      async (session) => {
+        await this.applications.insertOne(toApplicationDocument(application, [key]), { session });
+      },
+      always,
+    );
   }
 
   async findById(tenantId: string, id: string): Promise<Application | undefined> {
@@ -45,13 +65,15 @@ export class MongoApplicationRepository implements ApplicationRepository {
   }
 
   /** Sets the application's fields, never its keys; the tenant in the filter keeps one tenant from writing another's. */
-  async update(application: Application): Promise<boolean> {
+  async update(application: Application, effects?: WriteEffects): Promise<boolean> {
     const filter = { _id: application.id, tenant_id: application.tenantId };
-    return (await this.applications.updateOne(filter, setOrUnset<ApplicationDocument>(applicationFields(application)))).matchedCount === 1;
+    const update = setOrUnset<ApplicationDocument>(applicationFields(application));
+    return this.effects.write(effects, async (session) => (await this.applications.updateOne(filter, update, { session })).matchedCount === 1, whenTrue);
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return (await this.applications.deleteOne({ _id: id, tenant_id: tenantId })).deletedCount === 1;
+  async delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
+    const filter = { _id: id, tenant_id: tenantId };
+    return this.effects.write(effects, async (session) => (await this.applications.deleteOne(filter, { session })).deletedCount === 1, whenTrue);
   }
 
   async deleteExpired(now: Date): Promise<number> {
@@ -59,12 +81,16 @@ export class MongoApplicationRepository implements ApplicationRepository {
   }
 
   /** The push happens only while the array has no element at index `limit - 1`, i.e. fewer than `limit` keys. */
-  async addKey(key: ApplicationKey, limit: number): Promise<AddKeyOutcome> {
+  async addKey(key: ApplicationKey, limit: number, effects?: WriteEffects): Promise<AddKeyOutcome> {
+    return this.effects.write(effects, (session) => this.addKeyIn(key, limit, session), (outcome) => outcome === 'added');
+  }
+
+  private async addKeyIn(key: ApplicationKey, limit: number, session: ClientSession | undefined): Promise<AddKeyOutcome> {
     const owner = { _id: key.applicationId, tenant_id: key.tenantId };
     const belowLimit = { ...owner, [`keys.${limit - 1}`]: { $exists: false } } as Filter<ApplicationDocument>;
-    const pushed = await this.applications.updateOne(belowLimit, { $push: { keys: toApplicationKeyDocument(key) } });
+    const pushed = await this.applications.updateOne(belowLimit, { $push: { keys: toApplicationKeyDocument(key) } }, { session });
     if (pushed.matchedCount === 1) return 'added';
-    return (await this.applications.countDocuments(owner, { limit: 1 })) === 1 ? 'limit' : 'absent';
+    return (await this.applications.countDocuments(owner, { limit: 1, session })) === 1 ? 'limit' : 'absent';
   }
 
   async listKeys(tenantId: string, applicationId: string): Promise<ApplicationKey[]> {
@@ -76,14 +102,15 @@ export class MongoApplicationRepository implements ApplicationRepository {
     return (await this.listKeys(tenantId, applicationId)).find((key) => key.id === keyId);
   }
 
-  async deleteKey(tenantId: string, applicationId: string, keyId: string): Promise<boolean> {
+  async deleteKey(tenantId: string, applicationId: string, keyId: string, effects?: WriteEffects): Promise<boolean> {
     const filter = { _id: applicationId, tenant_id: tenantId, 'keys.id': keyId };
-    return (await this.applications.updateOne(filter, { $pull: { keys: { id: keyId } } })).modifiedCount === 1;
+    const pull = { $pull: { keys: { id: keyId } } };
+    return this.effects.write(effects, async (session) => (await this.applications.updateOne(filter, pull, { session })).modifiedCount === 1, whenTrue);
   }
 
-  async replaceKeys(application: Application, key: ApplicationKey): Promise<boolean> {
+  async replaceKeys(application: Application, key: ApplicationKey, effects?: WriteEffects): Promise<boolean> {
     const filter = { _id: application.id, tenant_id: application.tenantId };
     const update = setOrUnset<ApplicationDocument>({ ...applicationFields(application), keys: [toApplicationKeyDocument(key)] });
-    return (await this.applications.updateOne(filter, update)).matchedCount === 1;
+    return this.effects.write(effects, async (session) => (await this.applications.updateOne(filter, update, { session })).matchedCount === 1, whenTrue);
   }
 }

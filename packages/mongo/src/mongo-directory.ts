@@ -10,6 +10,7 @@ import type {
   TenantRepository,
   User,
   UserRepository,
+  WriteEffects,
 } from '@svc/core';
 import {
   fromMemberDocument,
@@ -23,6 +24,7 @@ import {
   toUserDocument,
   type UserDocument,
 } from './directory-documents';
+import { always, type EffectWrites, whenTrue } from './effect-writes';
 import { isDuplicateKeyError } from './mongo-errors';
 import { findPage, NEWEST_FIRST } from './paginate';
 
@@ -58,12 +60,24 @@ export class MongoUserRepository implements UserRepository {
   }
 }
 
-/** Members; `{ tenant_id, user_id }` is unique, so a user is a member of a tenant at most once. */
+/**
+ * Members; `{ tenant_id, user_id }` is unique, so a user is a member of a tenant at most once. A write with
+ * WriteEffects runs in a transaction that stores them when it changed something (see EffectWrites).
+ */
 export class MongoMemberRepository implements MemberRepository {
-  constructor(private readonly members: Collection<MemberDocument>) {}
+  constructor(
+    private readonly members: Collection<MemberDocument>,
+    private readonly effects: EffectWrites,
+  ) {}
 
-  async create(member: Member): Promise<void> {
-    await this.members.insertOne(toMemberDocument(member));
+  async create(member: Member, effects?: WriteEffects): Promise<void> {
+    await this.effects.write(
+      effects,
+      async (session) => {
+        await this.members.insertOne(toMemberDocument(member), { session });
+      },
+      always,
+    );
   }
 
   async findById(tenantId: string, id: string): Promise<Member | undefined> {
@@ -82,8 +96,12 @@ export class MongoMemberRepository implements MemberRepository {
     return findPage(this.members, query, NEWEST_FIRST, page, fromMemberDocument);
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return (await this.members.deleteOne({ _id: id, tenant_id: tenantId })).deletedCount === 1;
+  async delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
+    return this.effects.write(
+      effects,
+      async (session) => (await this.members.deleteOne({ _id: id, tenant_id: tenantId }, { session })).deletedCount === 1,
+      whenTrue,
+    );
   }
 }
 

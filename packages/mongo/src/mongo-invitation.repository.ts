@@ -1,22 +1,36 @@
 import type { Collection, Filter } from 'mongodb';
-import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest, SecretHashCondition } from '@svc/core';
+import type { Invitation, InvitationFilter, InvitationRepository, Page, PageRequest, SecretHashCondition, WriteEffects } from '@svc/core';
 import { fromInvitationDocument, type InvitationDocument, toInvitationDocument } from './invitation-document';
 import { setOrUnset } from './documents';
+import { abortWith, type EffectWrites, whenTrue } from './effect-writes';
 import { isDuplicateKeyError } from './mongo-errors';
 import { findPage, NEWEST_FIRST } from './paginate';
 
-/** Invitations in MongoDB; the unique `{ tenant_id, email_lower }` index makes two concurrent invitations yield one. */
+/**
+ * Invitations in MongoDB; the unique `{ tenant_id, email_lower }` index makes two concurrent invitations yield one. A
+ * write with WriteEffects runs in a transaction that stores them when it changed something (see EffectWrites).
+ */
 export class MongoInvitationRepository implements InvitationRepository {
-  constructor(private readonly invitations: Collection<InvitationDocument>) {}
+  constructor(
+    private readonly invitations: Collection<InvitationDocument>,
+    private readonly effects: EffectWrites,
+  ) {}
 
-  async create(invitation: Invitation): Promise<boolean> {
-    try {
-      await this.invitations.insertOne(toInvitationDocument(invitation));
-      return true;
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return false;
-      throw error;
-    }
+  async create(invitation: Invitation, effects?: WriteEffects): Promise<boolean> {
+    return this.effects.write(
+      effects,
+      async (session) => {
+        try {
+          await this.invitations.insertOne(toInvitationDocument(invitation), { session });
+          return true;
+        } catch (error) {
+          if (!isDuplicateKeyError(error)) throw error;
+          // In a transaction the refused insert has aborted it on the server: end it here, storing nothing.
+          return session ? abortWith(false) : false;
+        }
+      },
+      whenTrue,
+    );
   }
 
   async findById(tenantId: string, id: string): Promise<Invitation | undefined> {
@@ -42,19 +56,20 @@ export class MongoInvitationRepository implements InvitationRepository {
   }
 
   /** A resend: a new secret and expiry (and who changed it); the e-mail and creation stay as they were. */
-  async update(invitation: Invitation, condition?: SecretHashCondition): Promise<boolean> {
+  async update(invitation: Invitation, condition?: SecretHashCondition, effects?: WriteEffects): Promise<boolean> {
     const update = setOrUnset<InvitationDocument>({
       secret_hash: invitation.secretHash,
       expires_at: invitation.expiresAt,
       modified_by: invitation.modifiedBy,
       modified_at: invitation.modifiedAt,
     });
-    const result = await this.invitations.updateOne(byId(invitation.tenantId, invitation.id, condition), update);
-    return result.matchedCount === 1;
+    const filter = byId(invitation.tenantId, invitation.id, condition);
+    return this.effects.write(effects, async (session) => (await this.invitations.updateOne(filter, update, { session })).matchedCount === 1, whenTrue);
   }
 
-  async delete(tenantId: string, id: string, condition?: SecretHashCondition): Promise<boolean> {
-    return (await this.invitations.deleteOne(byId(tenantId, id, condition))).deletedCount === 1;
+  async delete(tenantId: string, id: string, condition?: SecretHashCondition, effects?: WriteEffects): Promise<boolean> {
+    const filter = byId(tenantId, id, condition);
+    return this.effects.write(effects, async (session) => (await this.invitations.deleteOne(filter, { session })).deletedCount === 1, whenTrue);
   }
 }
 

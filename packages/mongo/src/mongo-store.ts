@@ -12,6 +12,9 @@ import { MongoTokenRepository } from './mongo-token.repository';
 import { MongoTokenIntentRepository } from './mongo-token-intent.repository';
 import { MongoIdempotencyRepository } from './mongo-idempotency.repository';
 import { MongoWebhookRepository } from './mongo-webhook.repository';
+import { MongoWebhookDeliveryRepository } from './mongo-webhook-delivery.repository';
+import { MongoAuditLogRepository } from './mongo-audit-log.repository';
+import { EffectWrites } from './effect-writes';
 
 export interface MongoStoreOptions {
   /** A MongoDB connection string (`mongodb://…` or `mongodb+srv://…`); it may name the database. */
@@ -37,7 +40,9 @@ export function databaseNameOf(uri: string): string | undefined {
 /**
  * The MongoDB store. Every write is a single-document operation acknowledged by a majority of the replica set and
  * journaled, so an acknowledged write survives a failover or a crash; uniqueness (token ids, deduplication, keys,
- * flags) is enforced by unique indexes, so several `svc serve` processes can share one database.
+ * flags) is enforced by unique indexes, so several `svc serve` processes can share one database. A write that brings
+ * audit events or webhook messages (WriteEffects, ADR 4) stores them in a session transaction with the write (see
+ * EffectWrites): the audit log and webhooks need a replica set, as `POST /tokenize` does.
  */
 export class MongoStore implements Store {
   readonly tenants: MongoTenantRepository;
@@ -52,24 +57,29 @@ export class MongoStore implements Store {
   readonly tokenIntents: MongoTokenIntentRepository;
   readonly idempotency: MongoIdempotencyRepository;
   readonly webhooks: MongoWebhookRepository;
+  readonly webhookDeliveries: MongoWebhookDeliveryRepository;
+  readonly auditLog: MongoAuditLogRepository;
 
   constructor(
     private readonly client: MongoClient,
     readonly db: Db,
   ) {
     const c = collectionsOf(db);
+    const effects = new EffectWrites(client, c);
     this.tenants = new MongoTenantRepository(c.tenants);
     this.users = new MongoUserRepository(c.users);
-    this.members = new MongoMemberRepository(c.members);
-    this.applications = new MongoApplicationRepository(c.applications);
+    this.members = new MongoMemberRepository(c.members, effects);
+    this.applications = new MongoApplicationRepository(c.applications, effects);
     this.system = new MongoSystemRepository(c.systemFlags);
     this.dataKeys = new MongoDataKeyRepository(c.dataKeys);
-    this.tokens = new MongoTokenRepository(c.tokens, client);
-    this.sessions = new MongoSessionRepository(c.sessions);
-    this.invitations = new MongoInvitationRepository(c.invitations);
-    this.tokenIntents = new MongoTokenIntentRepository(c.tokenIntents);
+    this.tokens = new MongoTokenRepository(c.tokens, client, effects);
+    this.sessions = new MongoSessionRepository(c.sessions, effects);
+    this.invitations = new MongoInvitationRepository(c.invitations, effects);
+    this.tokenIntents = new MongoTokenIntentRepository(c.tokenIntents, effects);
     this.idempotency = new MongoIdempotencyRepository(c.idempotency);
-    this.webhooks = new MongoWebhookRepository(c.webhooks, c.webhookCounts, client);
+    this.webhooks = new MongoWebhookRepository(c.webhooks, c.webhookCounts, c.webhookDeliveries, effects);
+    this.webhookDeliveries = new MongoWebhookDeliveryRepository(c.webhookDeliveries);
+    this.auditLog = new MongoAuditLogRepository(c.auditEvents, c.auditHeads, c.auditAnchors, client);
   }
 
   async close(): Promise<void> {

@@ -11,8 +11,11 @@ import type {
   TokenRepository,
   TokenToCreate,
   UpdateTokenOutcome,
+  WriteEffects,
 } from '@svc/core';
+import { hasEffects, tokenExpiryEffects } from '@svc/core';
 import { toBinary } from './documents';
+import { type EffectWrites, mergeEffects, whenTrue } from './effect-writes';
 import { isDuplicateKeyError } from './mongo-errors';
 import { findPage } from './paginate';
 import { atVersion, fromTokenDocument, type TokenDocument, toTokenDocument } from './token-document';
@@ -20,6 +23,9 @@ import { liveTokenFilter, TOKEN_ORDER, tokenKeysetFilter, tokenSearchFilter } fr
 
 /** Inserts that lost to concurrent changes are retried this many times before the create gives up. */
 const MAX_CREATE_ATTEMPTS = 8;
+
+/** The sweeper removes expired tokens in transactions of at most this many, each with their expiry effects. */
+const EXPIRY_BATCH = 100;
 
 const expiredBy = (now: Date): Filter<TokenDocument> => ({ expires_at: { $exists: true, $lte: now } });
 
@@ -34,22 +40,29 @@ class DuplicateIdInBatch extends Error {
  * Tokens in MongoDB: one document per token, with the sealed data, the blind-index hashes and the lower-cased
  * metadata pairs, so a search is one indexed query. Every single-token write is a single-document operation, atomic
  * without transactions, so those work on a standalone server, a replica set or a sharded cluster alike. `createMany`
- * (POST /tokenize) is all or nothing and needs a multi-document transaction: a replica set or a sharded cluster.
+ * (POST /tokenize) is all or nothing and needs a multi-document transaction: a replica set or a sharded cluster. So
+ * does every write that brings WriteEffects (ADR 4), and the sweeper's `deleteExpired`, whose removals always do.
  */
 export class MongoTokenRepository implements TokenRepository {
   constructor(
     private readonly tokens: Collection<TokenDocument>,
     private readonly client: MongoClient,
+    private readonly effects: EffectWrites,
   ) {}
 
   /**
    * The insert is the atomic step: the unique `{ tenant_id, id }` index refuses a duplicate id, and with
    * deduplication the unique claim index refuses a second token of the same tenant, type and fingerprint. A refused
    * insert looks at what is stored: a live token wins (returned, or a duplicate id), an expired one is released and
-   * the insert tried again.
+   * the insert tried again. With effects, the create is a `createMany` of one: the same steps in a transaction that
+   * stores the effects when the token is created.
    */
-  async create(token: StoredToken, options: { deduplicate: boolean; now: Date }): Promise<CreateTokenOutcome> {
-    const { deduplicate, now } = options;
+  async create(token: StoredToken, options: { deduplicate: boolean; now: Date; effects?: WriteEffects | undefined }): Promise<CreateTokenOutcome> {
+    const { deduplicate, now, effects } = options;
+    if (hasEffects(effects)) {
+      const outcome = await this.createMany([{ token, deduplicate, effects }], now);
+      return outcome.status === 'created' ? outcome.outcomes[0]! : { status: 'duplicate_id' };
+    }
     const doc = toTokenDocument(token, { dedupClaim: deduplicate });
     for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
       if (deduplicate) {
@@ -79,7 +92,8 @@ export class MongoTokenRepository implements TokenRepository {
    * One transaction: each token is looked up and inserted as `create` does, inside it, so all commit or none do.
    * Reads in the transaction see its own inserts (a later token deduplicates to an earlier one). A write conflict
    * with a concurrent transaction is retried by the driver; an insert refused by a unique index (a concurrent
-   * commit the snapshot did not show) retries the whole transaction.
+   * commit the snapshot did not show) retries the whole transaction. The effects of the tokens created (not of those
+   * deduplicated) are stored at the end of the same transaction.
    */
   async createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
     for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
@@ -95,7 +109,8 @@ export class MongoTokenRepository implements TokenRepository {
 
   private async createAllIn(session: ClientSession, tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
     const outcomes: Array<Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>> = [];
-    for (const [index, { token, deduplicate }] of tokens.entries()) {
+    const effects: WriteEffects[] = [];
+    for (const [index, { token, deduplicate, effects: tokenEffects }] of tokens.entries()) {
       if (deduplicate) {
         const existing = await this.oldestWithFingerprint(token, now, session);
         if (existing) {
@@ -108,7 +123,9 @@ export class MongoTokenRepository implements TokenRepository {
       await this.releaseExpired(token, now, deduplicate, session);
       await this.tokens.insertOne({ ...toTokenDocument(token, { dedupClaim: deduplicate }) }, { session });
       outcomes.push({ status: 'created' });
+      if (tokenEffects) effects.push(tokenEffects);
     }
+    await this.effects.store(mergeEffects(effects), session);
     return { status: 'created', outcomes };
   }
 
@@ -132,14 +149,18 @@ export class MongoTokenRepository implements TokenRepository {
    * deduplication claim while the fingerprint stays the same; a token whose fingerprint changed releases its claim (it
    * could otherwise block a new token of its former fingerprint, or collide with another token's claim). Most tokens
    * hold no claim and take the first, single replacement. When none matched, the stored document tells a token that
-   * changed from one that is gone.
+   * changed from one that is gone. With effects, all of it runs in a transaction that stores them when it updated.
    */
-  async update(token: StoredToken, now: Date): Promise<UpdateTokenOutcome> {
+  async update(token: StoredToken, now: Date, effects?: WriteEffects): Promise<UpdateTokenOutcome> {
+    return this.effects.write(effects, (session) => this.updateIn(token, now, session), (outcome) => outcome.status === 'updated');
+  }
+
+  private async updateIn(token: StoredToken, now: Date, session: ClientSession | undefined): Promise<UpdateTokenOutcome> {
     const doc = toTokenDocument({ ...token, version: token.version + 1 }, { dedupClaim: false });
     const key = { tenant_id: token.tenantId, id: token.id };
     const asRead: Filter<TokenDocument> = { ...key, created_at: token.createdAt, ...atVersion(token.version), ...liveTokenFilter(now) };
     const replaced = async (filter: Filter<TokenDocument>, replacement: TokenDocument): Promise<boolean> =>
-      (await this.tokens.replaceOne(filter, replacement)).matchedCount === 1;
+      (await this.tokens.replaceOne(filter, replacement, { session })).matchedCount === 1;
     const claimed = { ...asRead, dedup_claim: true as const };
     if (
       (await replaced({ ...asRead, dedup_claim: { $exists: false } }, doc)) ||
@@ -148,12 +169,16 @@ export class MongoTokenRepository implements TokenRepository {
     ) {
       return { status: 'updated' };
     }
-    const live = await this.tokens.findOne({ ...key, ...liveTokenFilter(now) }, { projection: { _id: 1 } });
+    const live = await this.tokens.findOne({ ...key, ...liveTokenFilter(now) }, { projection: { _id: 1 }, session });
     return live ? { status: 'conflict' } : { status: 'gone' };
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return (await this.tokens.deleteOne({ tenant_id: tenantId, id })).deletedCount === 1;
+  async delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
+    return this.effects.write(
+      effects,
+      async (session) => (await this.tokens.deleteOne({ tenant_id: tenantId, id }, { session })).deletedCount === 1,
+      whenTrue,
+    );
   }
 
   async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
@@ -167,9 +192,27 @@ export class MongoTokenRepository implements TokenRepository {
     return { items: docs.slice(0, request.size).map(fromTokenDocument), hasMore: docs.length > request.size };
   }
 
-  /** The TTL index may have deleted some already; this counts what this call deleted. */
+  /**
+   * Batch by batch, each in a transaction: the expired tokens are read, deleted while still expired, and their
+   * `tokenExpiryEffects` stored. Under the transaction's snapshot, a token another write changed or deleted meanwhile
+   * (an update that moved its expiry on, a concurrent sweep) is a write conflict, after which the driver runs the
+   * batch again: what is deleted is exactly what was read. The TTL index may have deleted some already, without
+   * effects; this counts what this call deleted.
+   */
   async deleteExpired(now: Date): Promise<number> {
-    return (await this.tokens.deleteMany(expiredBy(now))).deletedCount;
+    let removed = 0;
+    for (;;) {
+      const batch = await this.effects.transaction(async (session) => {
+        const docs = await this.tokens.find(expiredBy(now), { session }).limit(EXPIRY_BATCH).toArray();
+        if (docs.length === 0) return 0;
+        const deleted = await this.tokens.deleteMany({ _id: { $in: docs.map((doc) => doc._id) }, ...expiredBy(now) }, { session });
+        if (deleted.deletedCount !== docs.length) throw new Error('Expired tokens changed while the sweeper removed them.');
+        await this.effects.store(mergeEffects(docs.map((doc) => tokenExpiryEffects(fromTokenDocument(doc), now))), session);
+        return docs.length;
+      });
+      removed += batch;
+      if (batch < EXPIRY_BATCH) return removed;
+    }
   }
 
   /** Matches the document only as it was read, like `update`, and moves its version on by one. */

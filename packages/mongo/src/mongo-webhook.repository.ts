@@ -1,6 +1,17 @@
-import type { Binary, ClientSession, Collection, MongoClient } from 'mongodb';
-import type { CreateWebhookOutcome, Page, PageRequest, Webhook, WebhookEventType, WebhookRepository } from '@svc/core';
+import type { Binary, ClientSession, Collection } from 'mongodb';
+import {
+  type CreateWebhookOutcome,
+  hasEffects,
+  type Page,
+  type PageRequest,
+  type Webhook,
+  type WebhookEventType,
+  type WebhookRepository,
+  type WriteEffects,
+} from '@svc/core';
 import { fromBinary, setOrUnset, toBinary } from './documents';
+import { type EffectWrites, whenTrue } from './effect-writes';
+import type { WebhookDeliveryDocument } from './webhook-delivery-document';
 import { isDuplicateKeyError } from './mongo-errors';
 import { findPage, NEWEST_FIRST } from './paginate';
 
@@ -55,41 +66,43 @@ const mutable = (w: Webhook) => ({
 /**
  * Webhooks in MongoDB. The per-tenant limit is a counter document: a create increments it only while it is below the
  * limit and inserts the webhook in the same transaction, a delete removes and decrements in one, so concurrent creates
- * from any client conflict on the counter (the driver retries the loser) and never leave more than the limit.
+ * from any client conflict on the counter (the driver retries the loser) and never leave more than the limit. A
+ * delete removes the webhook's deliveries in its transaction. WriteEffects are stored last in a write's transaction,
+ * so their messages fan out to the webhooks as the write left them (a created webhook gets its own event).
  */
 export class MongoWebhookRepository implements WebhookRepository {
   constructor(
     private readonly webhooks: Collection<WebhookDocument>,
     private readonly counts: Collection<WebhookCountDocument>,
-    private readonly client: MongoClient,
+    private readonly deliveries: Collection<WebhookDeliveryDocument>,
+    private readonly effects: EffectWrites,
   ) {}
 
-  async create(webhook: Webhook, limit: number): Promise<CreateWebhookOutcome> {
+  async create(webhook: Webhook, limit: number, effects?: WriteEffects): Promise<CreateWebhookOutcome> {
     await this.ensureCounter(webhook.tenantId);
-    return this.client.withSession((session) =>
-      session.withTransaction(async (): Promise<CreateWebhookOutcome> => {
-        const counted = await this.counts.updateOne({ _id: webhook.tenantId, n: { $lt: limit } }, { $inc: { n: 1 } }, { session });
-        if (counted.modifiedCount !== 1) return 'limit';
-        await this.webhooks.insertOne(
-          {
-            _id: webhook.id,
-            tenant_id: webhook.tenantId,
-            name: webhook.name,
-            url: webhook.url,
-            events: [...webhook.events],
-            status: webhook.status,
-            ...(webhook.notifyEmail !== undefined ? { notify_email: webhook.notifyEmail } : {}),
-            sealed_secret: toBinary(webhook.sealedSecret),
-            created_by: webhook.createdBy,
-            created_at: webhook.createdAt,
-            ...(webhook.modifiedBy !== undefined ? { modified_by: webhook.modifiedBy } : {}),
-            ...(webhook.modifiedAt !== undefined ? { modified_at: webhook.modifiedAt } : {}),
-          },
-          { session },
-        );
-        return 'created';
-      }),
-    );
+    return this.effects.transaction(async (session): Promise<CreateWebhookOutcome> => {
+      const counted = await this.counts.updateOne({ _id: webhook.tenantId, n: { $lt: limit } }, { $inc: { n: 1 } }, { session });
+      if (counted.modifiedCount !== 1) return 'limit';
+      await this.webhooks.insertOne(
+        {
+          _id: webhook.id,
+          tenant_id: webhook.tenantId,
+          name: webhook.name,
+          url: webhook.url,
+          events: [...webhook.events],
+          status: webhook.status,
+          ...(webhook.notifyEmail !== undefined ? { notify_email: webhook.notifyEmail } : {}),
+          sealed_secret: toBinary(webhook.sealedSecret),
+          created_by: webhook.createdBy,
+          created_at: webhook.createdAt,
+          ...(webhook.modifiedBy !== undefined ? { modified_by: webhook.modifiedBy } : {}),
+          ...(webhook.modifiedAt !== undefined ? { modified_at: webhook.modifiedAt } : {}),
+        },
+        { session },
+      );
+      if (hasEffects(effects)) await this.effects.store(effects, session);
+      return 'created';
+    });
   }
 
   async findById(tenantId: string, id: string): Promise<Webhook | undefined> {
@@ -101,20 +114,21 @@ export class MongoWebhookRepository implements WebhookRepository {
     return findPage(this.webhooks, { tenant_id: tenantId }, NEWEST_FIRST, page, fromDocument);
   }
 
-  async update(webhook: Webhook): Promise<boolean> {
+  async update(webhook: Webhook, effects?: WriteEffects): Promise<boolean> {
     const filter = { _id: webhook.id, tenant_id: webhook.tenantId };
-    return (await this.webhooks.updateOne(filter, setOrUnset<WebhookDocument>(mutable(webhook)))).matchedCount === 1;
+    const update = setOrUnset<WebhookDocument>(mutable(webhook));
+    return this.effects.write(effects, async (session) => (await this.webhooks.updateOne(filter, update, { session })).matchedCount === 1, whenTrue);
   }
 
-  async delete(tenantId: string, id: string): Promise<boolean> {
-    return this.client.withSession((session) =>
-      session.withTransaction(async (session: ClientSession) => {
-        const removed = await this.webhooks.deleteOne({ _id: id, tenant_id: tenantId }, { session });
-        if (removed.deletedCount !== 1) return false;
-        await this.counts.updateOne({ _id: tenantId }, { $inc: { n: -1 } }, { session });
-        return true;
-      }),
-    );
+  async delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
+    return this.effects.transaction(async (session: ClientSession) => {
+      const removed = await this.webhooks.deleteOne({ _id: id, tenant_id: tenantId }, { session });
+      if (removed.deletedCount !== 1) return false;
+      await this.counts.updateOne({ _id: tenantId }, { $inc: { n: -1 } }, { session });
+      await this.deliveries.deleteMany({ tenant_id: tenantId, webhook_id: id }, { session });
+      if (hasEffects(effects)) await this.effects.store(effects, session);
+      return true;
+    });
   }
 
   /** The tenant's counter, created at 0 outside the transaction (a concurrent creation of it is as good). */
