@@ -1,0 +1,183 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AuditEffects, type AuditActor, type StoredToken, type Webhook, type WriteEffects } from '@svc/core';
+import { aStoredToken } from '@svc/core/testing';
+import { openConnection } from './connection';
+import { migrate } from './schema';
+import { openSqliteStore, type SqliteStore } from './sqlite-store';
+import { TokenWrites } from './token-writes';
+
+/** SQLite specifics of ADR 4: effects share their write's transaction, migration 15, the indexes the hot paths use. */
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-audit-'));
+let n = 0;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const T1 = '11111111-0000-4000-8000-000000000001';
+const NOW = new Date('2026-01-01T00:00:00.000Z');
+const actor: AuditActor = { tenantId: T1, id: 'app-1', type: 'application', traceId: 'trace-1' };
+const audit = new AuditEffects();
+
+const created = (token: StoredToken): WriteEffects =>
+  audit.effects(actor, NOW, [{ entityType: 'token', entityId: token.id, operation: 'create', message: 'Token created' }], [
+    { type: 'token.created', data: { id: token.id } },
+  ]);
+
+const hook = (patch: Partial<Webhook> = {}): Webhook => ({
+  id: `wh-${++n}`,
+  tenantId: T1,
+  name: 'hook',
+  url: 'https://hooks.example.com/in',
+  events: ['token.created', 'token.expired'],
+  status: 'enabled',
+  sealedSecret: Uint8Array.from([1, 2, 3]),
+  createdBy: 'app-1',
+  createdAt: NOW,
+  ...patch,
+});
+
+const count = (store: SqliteStore, table: string): number => store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+
+describe.each([
+  ['on the writer thread', true],
+  ['in-process', false],
+])('token write effects %s', (_name, writerThread) => {
+  let store: SqliteStore;
+  beforeEach(async () => {
+    store = openSqliteStore({ file: join(dir, `effects-${++n}.db`), writerThread });
+    await store.webhooks.create(hook(), 50);
+  });
+  afterEach(() => store.close());
+
+  it('an effect commits with its token or not at all: an effect that cannot be stored undoes its token', async () => {
+    const first = aStoredToken().inTenant(T1).build();
+    const fx = created(first);
+    expect(await store.tokens.create(first, { deduplicate: false, now: NOW, effects: fx })).toEqual({ status: 'created' });
+    // A second token carrying the same event id: its event insert fails, and the token goes with it.
+    const second = aStoredToken().inTenant(T1).build();
+    // (Matched by code: better-sqlite3's SqliteError is not always an Error of the test's realm.)
+    const refused: unknown = await store.tokens.create(second, { deduplicate: false, now: NOW, effects: { events: fx.events, messages: [] } }).then(
+      () => 'created',
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    expect(await store.tokens.findById(T1, second.id, NOW)).toBeUndefined();
+    expect(count(store, 'audit_events')).toBe(1);
+    expect(count(store, 'webhook_deliveries')).toBe(1);
+  });
+
+  it('leaves no audit row and no delivery after a createMany refused for a duplicate id', async () => {
+    const taken = aStoredToken().inTenant(T1).build();
+    await store.tokens.create(taken, { deduplicate: false, now: NOW });
+    const fresh = aStoredToken().inTenant(T1).build();
+    const outcome = await store.tokens.createMany(
+      [
+        { token: fresh, deduplicate: false, effects: created(fresh) },
+        { token: { ...taken, fingerprint: 'other' }, deduplicate: false, effects: created(taken) },
+      ],
+      NOW,
+    );
+    expect(outcome).toEqual({ status: 'duplicate_id', index: 1 });
+    expect(count(store, 'tokens')).toBe(1);
+    expect(count(store, 'audit_events')).toBe(0);
+    expect(count(store, 'webhook_deliveries')).toBe(0);
+  });
+
+  it('stores the expiry effects of an expired token whose id a create takes over (the sweeper never sees it)', async () => {
+    const old = aStoredToken().inTenant(T1).with({ expiresAt: new Date(NOW.getTime() - 1) }).build();
+    await store.tokens.create(old, { deduplicate: false, now: new Date(0) });
+    const successor = aStoredToken().inTenant(T1).with({ id: old.id }).build();
+    expect(await store.tokens.create(successor, { deduplicate: false, now: NOW, effects: created(successor) })).toEqual({ status: 'created' });
+    const events = (await store.auditLog.list(T1, { entityId: old.id }, { page: 1, size: 10 })).items;
+    expect(events.map((e) => [e.actorType, e.operation]).sort()).toEqual([
+      ['application', 'create'],
+      ['system', 'delete'],
+    ]);
+    const types = store.db.prepare('SELECT event_type FROM webhook_deliveries ORDER BY event_type').pluck().all();
+    expect(types).toEqual(['token.created', 'token.expired']);
+  });
+});
+
+describe('the sweeper on the writer connection', () => {
+  it('removes only tokens still expired and as read, and stores the effects of those only', async () => {
+    const file = join(dir, `sweep-${++n}.db`);
+    const store = openSqliteStore({ file, writerThread: false });
+    const expired = aStoredToken().inTenant(T1).with({ expiresAt: new Date(NOW.getTime() - 1) }).build();
+    await store.tokens.create(expired, { deduplicate: false, now: new Date(0) });
+    const writes = new TokenWrites(store.db);
+    const effects = audit.effects(actor, NOW, [{ entityType: 'token', entityId: expired.id, operation: 'delete', message: 'Token expired' }]);
+    const stale = { tenantId: T1, id: expired.id, version: expired.version + 1, createdAt: expired.createdAt.getTime(), effects };
+    // Read at another version (changed meanwhile), or swept with a `now` before its expiry: left alone.
+    expect(writes.apply({ op: 'deleteMany', tokens: [stale], now: NOW.getTime() })).toBe(0);
+    const asRead = { ...stale, version: expired.version };
+    expect(writes.apply({ op: 'deleteMany', tokens: [asRead], now: NOW.getTime() - 10 })).toBe(0);
+    expect(count(store, 'audit_events')).toBe(0);
+    expect(writes.apply({ op: 'deleteMany', tokens: [asRead, asRead], now: NOW.getTime() })).toBe(1);
+    expect(count(store, 'tokens')).toBe(0);
+    expect(count(store, 'audit_events')).toBe(1);
+    await store.close();
+  });
+});
+
+describe('migration 15', () => {
+  it('applies on a file an older svc left at version 14, and its webhooks receive deliveries', async () => {
+    const file = join(dir, `v14-${++n}.db`);
+    const old = openConnection(file);
+    migrate(old, 14);
+    old
+      .prepare(`INSERT INTO webhooks (tenant_id, id, name, url, events, status, notify_email, sealed_secret, created_by, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(T1, 'wh-old', 'old', 'https://hooks.example.com/in', '["token.created"]', 'enabled', null, Buffer.from([1]), 'app-1', NOW.getTime());
+    old.close();
+
+    const store = openSqliteStore({ file });
+    expect(store.db.pragma('user_version', { simple: true })).toBeGreaterThanOrEqual(15);
+    const token = aStoredToken().inTenant(T1).build();
+    const fx = created(token);
+    await store.tokens.create(token, { deduplicate: false, now: NOW, effects: fx });
+    expect((await store.auditLog.list(T1, {}, { page: 1, size: 10 })).items.map((e) => e.id)).toEqual([fx.events[0]!.id]);
+    expect((await store.webhookDeliveries.list(T1, 'wh-old', { page: 1, size: 10 })).items.map((d) => d.eventId)).toEqual([fx.messages[0]!.id]);
+    // A delete takes the webhook's deliveries with it, also one made by hand in SQL.
+    store.db.prepare('DELETE FROM webhooks WHERE id = ?').run('wh-old');
+    expect(count(store, 'webhook_deliveries')).toBe(0);
+    await store.close();
+  });
+});
+
+describe('query plans', () => {
+  let store: SqliteStore;
+  beforeAll(() => {
+    store = openSqliteStore({ file: join(dir, `plans-${++n}.db`), writerThread: false });
+  });
+  afterAll(() => store.close());
+
+  const plan = (sql: string, ...params: unknown[]): string =>
+    (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail).join('\n');
+
+  it('fans a message out with a seek on its tenant\'s webhooks, never a scan', () => {
+    const detail = plan(`SELECT w.id FROM webhooks w WHERE w.tenant_id = ? AND w.status = 'enabled'
+      AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?)`, T1, 'token.created');
+    expect(detail).toMatch(/SEARCH w USING (INDEX|PRIMARY KEY|COVERING INDEX)/);
+    expect(detail).not.toMatch(/SCAN w\b/);
+  });
+
+  it('lists, filters and hands out unchained events and due deliveries from indexes', () => {
+    expect(plan('SELECT * FROM audit_events WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT 10', T1)).toMatch(
+      /audit_events_by_created/,
+    );
+    expect(plan('SELECT * FROM audit_events WHERE tenant_id = ? AND entity_id = ? ORDER BY created_at DESC, id DESC LIMIT 10', T1, 'x')).toMatch(
+      /audit_events_by_entity_id/,
+    );
+    expect(plan('SELECT * FROM audit_events WHERE tenant_id = ? AND chain_seq IS NULL ORDER BY created_at, id LIMIT 10', T1)).toMatch(
+      /audit_events_unchained/,
+    );
+    expect(plan('SELECT * FROM audit_events WHERE tenant_id = ? AND chain_seq IS NOT NULL AND chain_seq > ? ORDER BY chain_seq LIMIT 10', T1, 0)).toMatch(
+      /audit_events_by_chain/,
+    );
+    expect(
+      plan(`SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
+        ORDER BY next_attempt_at, created_at, event_id LIMIT 10`, 0, 0),
+    ).toMatch(/webhook_deliveries_due/);
+  });
+});
