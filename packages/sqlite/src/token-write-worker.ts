@@ -10,6 +10,11 @@ import { applyBatch, type TokenWrite, TokenWrites } from './token-writes';
 const { file, autocheckpoint = 1000 } = workerData as { file: string; autocheckpoint?: number };
 const db = openConnection(file);
 db.exec('ANALYZE sqlite_schema');
+// Each write runs in a savepoint, whose journal of the pages it changes spills to a temporary file past 64 KiB: a
+// token with its audit event and index entries changes about that many, and creating, writing and deleting that
+// file for each write took as long as the writes themselves. This connection only runs token writes (no large
+// sorts), so its temporary storage stays small in memory.
+db.pragma('temp_store = MEMORY');
 // The checkpointer thread keeps the WAL short; this is only the backstop (see checkpointer.ts).
 db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
 const backstopBytes = autocheckpoint * (db.pragma('page_size', { simple: true }) as number);
