@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import type { CreateTenant, ProvisionedTenant, Sweep, SweepReport } from '@svc/core';
+import type { AuditRecorder, CreateTenant, DeliverWebhooks, DeliveryRun, ProvisionedTenant, Sweep, SweepReport } from '@svc/core';
+import type { DependencyContainer } from 'tsyringe';
 import { createMemoryStore } from '@svc/memory';
 import { openMongoStore } from '@svc/mongo';
 import { openSqliteStore } from '@svc/sqlite';
@@ -15,7 +16,7 @@ import type { Mailer } from '@svc/core';
 import request from 'supertest';
 import type { Express } from 'express';
 import { loadConfig } from '../src/config/load-config';
-import { buildContainer } from '../src/container';
+import { type AuditLogUseCases, buildContainer } from '../src/container';
 import { createApp } from '../src/http/app';
 import { Logger } from '../src/logger';
 import { TOKENS } from '../src/tokens';
@@ -33,6 +34,12 @@ export interface Harness {
   createTenant(name?: string): Promise<ProvisionedTenant>;
   /** One run of the sweeper `svc serve` runs on a timer. */
   sweep(): Promise<SweepReport>;
+  /** Writes the batched audit events (reads, refusals, failures) and chains every event, as `svc serve` does on timers. */
+  settleAudit(): Promise<void>;
+  /** One run of the webhook dispatcher `svc serve` runs on a timer. */
+  deliver(): Promise<DeliveryRun>;
+  /** The container, for tests that need another port or use case. */
+  readonly container: DependencyContainer;
 }
 
 /** How to close and remove each SQLite file the harnesses of the running test file opened. */
@@ -81,7 +88,24 @@ export async function harness(env: Record<string, string> = {}, mailer?: Mailer)
   const createTenant = (name = 'Acme'): Promise<ProvisionedTenant> =>
     container.resolve<CreateTenant>(TOKENS.CreateTenant).execute({ name, ownerEmail: `owner@${name.toLowerCase()}.test` });
   const tenant = await createTenant();
-  return { app: createApp(container), clock, key: tenant.management.key, tenant, logLines, mailer: recording, store, createTenant, sweep: () => container.resolve<Sweep>(TOKENS.Sweep).execute() };
+  const settleAudit = async (): Promise<void> => {
+    await container.resolve<AuditRecorder>(TOKENS.AuditRecorder).flush();
+    await container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases).chain.execute();
+  };
+  return {
+    app: createApp(container),
+    clock,
+    key: tenant.management.key,
+    tenant,
+    logLines,
+    mailer: recording,
+    store,
+    createTenant,
+    sweep: () => container.resolve<Sweep>(TOKENS.Sweep).execute(),
+    settleAudit,
+    deliver: () => container.resolve<DeliverWebhooks>(TOKENS.DeliverWebhooks).execute(),
+    container,
+  };
 }
 
 /** A supertest request with the key in SVC-API-KEY. */
