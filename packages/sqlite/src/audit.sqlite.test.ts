@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AuditEffects, type AuditActor, type StoredToken, type Webhook, type WriteEffects } from '@svc/core';
+import { AuditEffects, type AuditActor, CHAIN_START, chainAfter, type StoredToken, type Webhook, type WriteEffects } from '@svc/core';
 import { aStoredToken } from '@svc/core/testing';
 import { openConnection } from './connection';
 import { migrate } from './schema';
@@ -96,6 +96,26 @@ describe.each([
     ]);
     const types = store.db.prepare('SELECT event_type FROM webhook_deliveries ORDER BY event_type').pluck().all();
     expect(types).toEqual(['token.created', 'token.expired']);
+  });
+});
+
+describe('the audit log on the writer thread', () => {
+  it('appends and chains through the writer, so the event loop never waits for their commits', async () => {
+    const store = openSqliteStore({ file: join(dir, `chain-${++n}.db`) });
+    const writer = (store as unknown as { writer: { run(write: { op: string }): Promise<unknown> } }).writer;
+    const ops: string[] = [];
+    const run = writer.run.bind(writer);
+    writer.run = (write) => {
+      ops.push(write.op);
+      return run(write);
+    };
+    const event = audit.event(actor, { entityType: 'token', operation: 'search', message: 'Tokens searched' }, NOW);
+    await store.auditLog.append([event]);
+    const [chained] = chainAfter(Buffer.alloc(32, 1), CHAIN_START, await store.auditLog.unchained(T1, 10));
+    expect(await Promise.all([store.auditLog.chain(T1, CHAIN_START, [chained!]), store.auditLog.chain(T1, CHAIN_START, [chained!])])).toEqual([true, false]);
+    expect(ops).toEqual(['appendEvents', 'chainEvents', 'chainEvents']);
+    expect(await store.auditLog.chainHead(T1)).toEqual({ chainSeq: 1, hash: chained!.hash });
+    await store.close();
   });
 });
 

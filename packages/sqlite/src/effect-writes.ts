@@ -51,13 +51,6 @@ export class EffectWrites {
     }
   }
 
-  /** Stores audit events outside any write, all in one transaction. */
-  append(events: readonly AuditEvent[]): void {
-    this.db.transaction(() => {
-      for (const event of events) this.insertEvent.run(toAuditEventRow(event));
-    })();
-  }
-
   /**
    * Runs `change` and, when `happened` says it changed something, stores `effects` in the same IMMEDIATE transaction.
    * Without effects, `change` runs alone, as it did before effects existed.

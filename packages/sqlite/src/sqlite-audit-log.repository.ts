@@ -6,14 +6,14 @@ import {
   type AuditLogFilter,
   type AuditLogRepository,
   type AuditOutcome,
-  CHAIN_START,
   type ChainAnchor,
   type ChainedAuditEvent,
   type Page,
   type PageRequest,
 } from '@svc/core';
-import type { EffectWrites } from './effect-writes';
+import { AuditChainWrites } from './audit-chain-writes';
 import { selectPage } from './rows';
+import type { TokenWriter } from './write-queue';
 
 interface AuditEventRow {
   tenant_id: string;
@@ -54,23 +54,20 @@ const toChained = (row: AuditEventRow): ChainedAuditEvent => ({
   hash: row.hash!,
 });
 
-/** Thrown inside a transaction to undo it; never leaves this module. */
-const ROLL_BACK = Symbol('roll back');
-
 /**
- * The audit log on the main connection (ADR 4). Events of writes arrive with the writes (EffectWrites, on whichever
- * connection ran the write); this repository appends the others, lists, and serves the chainer, `svc audit verify`
- * and the retention sweep. Chaining and pruning run in IMMEDIATE transactions: they hold the file's write lock from
- * their first read of the chain head, so two chainers (or a chainer and the sweep), from this process or another,
- * never interleave.
+ * The audit log (ADR 4). Events of writes arrive with the writes (EffectWrites, on whichever connection ran the
+ * write); this repository appends the others, lists, and serves the chainer, `svc audit verify` and the retention
+ * sweep. Appends and the chainer's compare-and-set are posted to the writer (like token writes): they run every
+ * 100 ms, and on the main connection each would make the event loop wait for a commit's fsync, and for the write
+ * lock while the writer commits. They run inside the writer's IMMEDIATE transaction, so the head read and the places
+ * written are one atomic step also against other processes. Pruning, a rare sweep, runs on the main connection in
+ * an IMMEDIATE transaction of its own.
  */
 export class SqliteAuditLogRepository implements AuditLogRepository {
   private readonly unchainedOf: Statement;
   private readonly unchainedBefore: Statement;
   private readonly nextUnchainedTenant: Statement;
-  private readonly lastChained: Statement;
-  private readonly anchorOf: Statement;
-  private readonly place: Statement;
+  private readonly chains: AuditChainWrites;
   private readonly chainedAfter: Statement;
   private readonly nextStream: Statement;
   private readonly nextAnchored: Statement;
@@ -81,8 +78,9 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
 
   constructor(
     private readonly db: Database,
-    private readonly effects: EffectWrites,
+    private readonly writer: TokenWriter,
   ) {
+    this.chains = new AuditChainWrites(db);
     this.unchainedOf = db.prepare(`SELECT * FROM audit_events WHERE tenant_id = ? AND chain_seq IS NULL
       ORDER BY created_at, id LIMIT ?`);
     this.unchainedBefore = db
@@ -97,11 +95,6 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
     this.nextChainedTenant = db
       .prepare('SELECT MIN(tenant_id) FROM audit_events WHERE chain_seq IS NOT NULL AND tenant_id > ?')
       .pluck();
-    this.lastChained = db.prepare(`SELECT chain_seq AS chainSeq, hash FROM audit_events
-      WHERE tenant_id = ? AND chain_seq IS NOT NULL ORDER BY chain_seq DESC LIMIT 1`);
-    this.anchorOf = db.prepare('SELECT chain_seq AS chainSeq, hash FROM audit_anchors WHERE tenant_id = ?');
-    this.place = db.prepare(`UPDATE audit_events SET chain_seq = ?, prev_hash = ?, hash = ?
-      WHERE tenant_id = ? AND id = ? AND chain_seq IS NULL`);
     this.chainedAfter = db.prepare(`SELECT * FROM audit_events WHERE tenant_id = ? AND chain_seq IS NOT NULL AND chain_seq > ?
       ORDER BY chain_seq LIMIT ?`);
     this.oldestChained = db.prepare(`SELECT chain_seq, hash, created_at FROM audit_events
@@ -112,7 +105,7 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
   }
 
   async append(events: readonly AuditEvent[]): Promise<void> {
-    if (events.length > 0) this.effects.append(events);
+    if (events.length > 0) await this.writer.run({ op: 'appendEvents', events });
   }
 
   async list(tenantId: string, filter: AuditLogFilter, page: PageRequest): Promise<Page<AuditEvent>> {
@@ -150,7 +143,7 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
   }
 
   async chainHead(tenantId: string): Promise<ChainAnchor> {
-    return this.head(tenantId);
+    return this.chains.head(tenantId);
   }
 
   async chain(tenantId: string, head: ChainAnchor, chained: readonly ChainedAuditEvent[]): Promise<boolean> {
@@ -159,22 +152,7 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
         throw new Error(`chain: event ${event.id} is not of tenant ${tenantId} at place ${head.chainSeq + i + 1}`);
       }
     });
-    try {
-      this.db
-        .transaction(() => {
-          const current = this.head(tenantId);
-          if (current.chainSeq !== head.chainSeq || current.hash !== head.hash) throw ROLL_BACK;
-          for (const e of chained) {
-            // Only an event still unchained takes a place: one chained meanwhile undoes the whole step.
-            if (this.place.run(e.chainSeq, e.prevHash, e.hash, tenantId, e.id).changes !== 1) throw ROLL_BACK;
-          }
-        })
-        .immediate();
-      return true;
-    } catch (error) {
-      if (error === ROLL_BACK) return false;
-      throw error;
-    }
+    return (await this.writer.run({ op: 'chainEvents', tenantId, head, chained })) as boolean;
   }
 
   async chained(tenantId: string, afterSeq: number, limit: number): Promise<ChainedAuditEvent[]> {
@@ -182,7 +160,7 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
   }
 
   async anchor(tenantId: string): Promise<ChainAnchor> {
-    return (this.anchorOf.get(tenantId) as ChainAnchor | undefined) ?? CHAIN_START;
+    return this.chains.anchor(tenantId);
   }
 
   async streams(): Promise<string[]> {
@@ -210,12 +188,6 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
         return removed;
       })
       .immediate();
-  }
-
-  /** The tenant's last chained event, else its anchor, else the start. */
-  private head(tenantId: string): ChainAnchor {
-    const last = this.lastChained.get(tenantId) as ChainAnchor | undefined;
-    return last ?? (this.anchorOf.get(tenantId) as ChainAnchor | undefined) ?? CHAIN_START;
   }
 
   /** Distinct tenant ids in order, one index seek each: `next` answers the smallest id after the one given. */

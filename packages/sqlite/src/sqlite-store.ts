@@ -87,7 +87,7 @@ export class SqliteStore implements Store {
     this.idempotency = new SqliteIdempotencyRepository(db);
     this.webhooks = new SqliteWebhookRepository(db, effects);
     this.webhookDeliveries = new SqliteWebhookDeliveryRepository(db);
-    this.auditLog = new SqliteAuditLogRepository(db, effects);
+    this.auditLog = new SqliteAuditLogRepository(db, writer);
   }
 
   /** Stops the threads, then closes the connection and, last, releases the claim, even when a thread fails to stop. */

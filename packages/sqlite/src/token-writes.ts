@@ -1,6 +1,17 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { CreateManyOutcome, CreateTokenOutcome, StoredToken, TokenToCreate, UpdateTokenOutcome, WriteEffects } from '@svc/core';
+import type {
+  AuditEvent,
+  ChainAnchor,
+  ChainedAuditEvent,
+  CreateManyOutcome,
+  CreateTokenOutcome,
+  StoredToken,
+  TokenToCreate,
+  UpdateTokenOutcome,
+  WriteEffects,
+} from '@svc/core';
 import { tokenExpiryEffects } from '@svc/core';
+import { AuditChainWrites } from './audit-chain-writes';
 import { EffectWrites } from './effect-writes';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toRow, toStoredToken } from './token-rows';
 
@@ -35,13 +46,17 @@ export type TokenWrite =
       readonly createdAt: number;
     }
   /** Removes the tokens still expired at `now` (and as read); returns how many it removed. */
-  | { readonly op: 'deleteMany'; readonly tokens: readonly ExpiredToken[]; readonly now: number };
+  | { readonly op: 'deleteMany'; readonly tokens: readonly ExpiredToken[]; readonly now: number }
+  /** Audit events of no write (reads, refusals), as the recorder flushes them. */
+  | { readonly op: 'appendEvents'; readonly events: readonly AuditEvent[] }
+  /** The chainer's compare-and-set on a tenant's chain head (see AuditChainWrites); true when applied. */
+  | { readonly op: 'chainEvents'; readonly tenantId: string; readonly head: ChainAnchor; readonly chained: readonly ChainedAuditEvent[] };
 
 /** Thrown inside a savepoint to undo it; never leaves TokenWrites. */
 const ROLL_BACK = Symbol('roll back');
 
 /**
- * The token writes, synchronous, on one connection; the caller runs each inside a transaction. The dedup look-up
+ * The token writes (and the audit log's own: appended events, the chainer's places), synchronous, on one connection; the caller runs each inside a transaction. The dedup look-up
  * and the insert happen in that one transaction, which is what makes deduplication atomic.
  */
 export class TokenWrites {
@@ -58,9 +73,11 @@ export class TokenWrites {
   private readonly deleteExpiredRow: Statement;
   private readonly anyById: Statement;
   private readonly effects: EffectWrites;
+  private readonly chains: AuditChainWrites;
 
   constructor(private readonly db: Database) {
     this.effects = new EffectWrites(db);
+    this.chains = new AuditChainWrites(db);
     this.insertToken = db.prepare(`INSERT INTO tokens (tenant_id, id, type, sealed_data, mask, container, containers,
       metadata, search_indexes, fingerprint_expression, fingerprint, deduplicate_token, created_by, created_at,
       modified_by, modified_at, expires_at, cvc_expires_at, metadata_index, version)
@@ -107,6 +124,10 @@ export class TokenWrites {
         return this.replaceSealed.run(Buffer.from(write.sealedData), write.tenantId, write.id, write.version, write.createdAt).changes === 1;
       case 'deleteMany':
         return this.removeExpired(write.tokens, write.now);
+      case 'appendEvents':
+        return this.effects.write({ events: write.events, messages: [] });
+      case 'chainEvents':
+        return this.chains.chain(write.tenantId, write.head, write.chained);
     }
   }
 

@@ -1,0 +1,53 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { CHAIN_START, type ChainAnchor, type ChainedAuditEvent } from '@svc/core';
+
+/** Thrown inside a savepoint to undo it; never leaves this module. */
+const ROLL_BACK = Symbol('roll back');
+
+/**
+ * A tenant's chain head and the chainer's compare-and-set (ADR 4), on one connection. The chainer's writes run on
+ * the writer connection (posted like token writes, so they share its group commit and the event loop never waits
+ * for their fsync); the head is also read on the main connection.
+ */
+export class AuditChainWrites {
+  private readonly lastChained: Statement;
+  private readonly anchorOf: Statement;
+  private readonly place: Statement;
+
+  constructor(private readonly db: Database) {
+    this.lastChained = db.prepare(`SELECT chain_seq AS chainSeq, hash FROM audit_events
+      WHERE tenant_id = ? AND chain_seq IS NOT NULL ORDER BY chain_seq DESC LIMIT 1`);
+    this.anchorOf = db.prepare('SELECT chain_seq AS chainSeq, hash FROM audit_anchors WHERE tenant_id = ?');
+    this.place = db.prepare(`UPDATE audit_events SET chain_seq = ?, prev_hash = ?, hash = ?
+      WHERE tenant_id = ? AND id = ? AND chain_seq IS NULL`);
+  }
+
+  /** The tenant's last chained event, else its anchor (the retention sweep's), else the start. */
+  head(tenantId: string): ChainAnchor {
+    return (this.lastChained.get(tenantId) as ChainAnchor | undefined) ?? this.anchor(tenantId);
+  }
+
+  anchor(tenantId: string): ChainAnchor {
+    return (this.anchorOf.get(tenantId) as ChainAnchor | undefined) ?? CHAIN_START;
+  }
+
+  /**
+   * Gives `chained` their places, in one savepoint, only while `head` is the tenant's head and each is still
+   * unchained; otherwise changes nothing. The caller runs it inside a transaction that holds the write lock.
+   */
+  chain(tenantId: string, head: ChainAnchor, chained: readonly ChainedAuditEvent[]): boolean {
+    const current = this.head(tenantId);
+    if (current.chainSeq !== head.chainSeq || current.hash !== head.hash) return false;
+    try {
+      this.db.transaction(() => {
+        for (const e of chained) {
+          if (this.place.run(e.chainSeq, e.prevHash, e.hash, tenantId, e.id).changes !== 1) throw ROLL_BACK;
+        }
+      })();
+      return true;
+    } catch (error) {
+      if (error === ROLL_BACK) return false;
+      throw error;
+    }
+  }
+}
