@@ -335,7 +335,10 @@ const ROUTES: readonly Route[] = [
   { method: 'get', path: '/webhooks/event-types', key: (f) => f.mgt },
   { method: 'get', path: '/webhooks/:id', key: (f) => f.mgt, ids: (f) => f.webhookIds },
   { method: 'put', path: '/webhooks/:id', key: (f) => f.mgt, ids: (f) => f.webhookIds, body: () => ({ ...WEBHOOK, name: 'renamed hook', status: 'disabled' }) },
+  { method: 'get', path: '/webhooks/:id/deliveries', key: (f) => f.mgt, ids: (f) => f.webhookIds, queryKeys: ['page', 'size'] },
   { method: 'delete', path: '/webhooks/:id', key: (f) => f.mgt, ids: (f) => f.webhookIds },
+  { method: 'get', path: '/logs', key: (f) => f.mgt, queryKeys: ['entity_type', 'entity_id', 'start_date', 'end_date', 'page', 'size'] },
+  { method: 'get', path: '/logs/entity-types', key: (f) => f.mgt },
 ];
 
 /** What one generated request looks like. */
