@@ -76,6 +76,8 @@ async function createTenant(args: string[]): Promise<number> {
     });
     // A store with a tenant is no longer empty: a later first `svc serve` must not bootstrap "Default".
     await store.system.claimOnce(BOOTSTRAP_FLAG);
+    // The new tenant's events get their places now: no server may be running to chain them.
+    await container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases).chain.execute();
     process.stdout.write(`${JSON.stringify(presentProvisionedTenant(result), null, 2)}\n`);
     return 0;
   } finally {

@@ -72,6 +72,16 @@ function positiveDuration(env: Env, name: string, fallbackMs: number): number {
   return ms;
 }
 
+/** At most a century: beyond it the cut-off date is before any date a store can hold. */
+const MAX_LOG_RETENTION_MS = 36_500 * 24 * 3_600_000;
+
+/** SVC_LOG_RETENTION: how long audit events are kept (default 365 days, PCI DSS 10.5.1). */
+function logRetention(env: Env): number {
+  const ms = positiveDuration(env, 'SVC_LOG_RETENTION', 365 * 24 * 3_600_000);
+  if (ms > MAX_LOG_RETENTION_MS) throw new ConfigError('SVC_LOG_RETENTION', 'must be at most 36500d (a century)');
+  return ms;
+}
+
 const SIZE_UNITS: Readonly<Record<string, number>> = { b: 1, kb: 1024, mb: 1024 ** 2 };
 
 /** `1048576`, `512kb`, `1mb`. */
@@ -171,7 +181,7 @@ export function loadConfig(env: Env = process.env): Config {
     cvcRetentionMs: duration(env, 'SVC_CVC_RETENTION', 3_600_000),
     tokenIntentTtlMs: positiveDuration(env, 'SVC_TOKEN_INTENT_TTL', 24 * 3_600_000),
     idempotencyTtlMs: positiveDuration(env, 'SVC_IDEMPOTENCY_TTL', 24 * 3_600_000),
-    logRetentionMs: positiveDuration(env, 'SVC_LOG_RETENTION', 365 * 24 * 3_600_000),
+    logRetentionMs: logRetention(env),
     bodyLimitBytes: bytes(env, 'SVC_BODY_LIMIT', 1024 * 1024),
     sweepIntervalMs: duration(env, 'SVC_SWEEP_INTERVAL', 60_000),
     shutdownTimeoutMs: duration(env, 'SVC_SHUTDOWN_TIMEOUT', 10_000),
