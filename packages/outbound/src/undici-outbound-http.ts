@@ -89,6 +89,11 @@ export class UndiciOutboundHttp implements OutboundHttp {
       headersTimeout: request.timeoutMs,
       bodyTimeout: request.timeoutMs,
     });
+    if (request.discardBody) {
+      // Up to 64 KiB is read so the connection can be reused; past that it is closed.
+      await response.body.dump({ limit: 64 * 1024 });
+      return { status: response.statusCode, headers: response.headers as OutboundResponse['headers'], body: new Uint8Array() };
+    }
     const tooLarge = () => {
       response.body.destroy();
       return new OutboundError('response_too_large', `The answer is larger than ${this.maxResponseBytes} bytes.`);

@@ -23,6 +23,11 @@ export interface OutboundRequest {
   readonly body?: Uint8Array | string | undefined;
   /** Milliseconds for the whole exchange: resolving, connecting, sending and reading the answer. */
   readonly timeoutMs: number;
+  /**
+   * The answer's body is not wanted (a webhook delivery needs only the status): it is discarded unread, whatever its
+   * size, and `body` is empty. Default false.
+   */
+  readonly discardBody?: boolean | undefined;
 }
 
 export interface OutboundResponse {

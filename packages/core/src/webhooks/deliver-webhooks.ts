@@ -62,15 +62,19 @@ export class DeliverWebhooks {
     const now = this.deps.clock.now();
     const due = await this.deps.deliveries.leaseDue(now, new Date(now.getTime() + LEASE_MS), BATCH);
     let delivered = 0;
+    const disabled = new Set<Webhook>();
     for (let i = 0; i < due.length; i += PARALLEL) {
-      const results = await Promise.all(due.slice(i, i + PARALLEL).map((d) => this.attempt(d)));
+      const results = await Promise.all(due.slice(i, i + PARALLEL).map((d) => this.attempt(d, disabled)));
       delivered += results.filter(Boolean).length;
     }
+    // An attempt of the same webhook that was in flight when it was disabled recorded its retry after failPending:
+    // fail those too, so a disabled webhook keeps no pending delivery.
+    for (const webhook of disabled) await this.deps.deliveries.failPending(webhook.tenantId, webhook.id);
     return { attempted: due.length, delivered };
   }
 
-  /** One attempt at one delivery; true when it was delivered. */
-  private async attempt(delivery: WebhookDelivery): Promise<boolean> {
+  /** One attempt at one delivery; true when it was delivered. Adds a webhook it disables to `disabled`. */
+  private async attempt(delivery: WebhookDelivery, disabled: Set<Webhook>): Promise<boolean> {
     const webhook = await this.deps.webhooks.findById(delivery.tenantId, delivery.webhookId);
     const started = this.deps.clock.now();
     if (!webhook || webhook.status !== 'enabled') {
@@ -87,6 +91,7 @@ export class DeliverWebhooks {
     if (next.getTime() - delivery.createdAt.getTime() >= GIVE_UP_AFTER_MS) {
       await this.record(delivery, attempt, { status: 'failed' });
       await this.disable(webhook);
+      disabled.add(webhook);
     } else {
       await this.record(delivery, attempt, { status: 'pending', nextAttemptAt: next });
     }
@@ -111,6 +116,8 @@ export class DeliverWebhooks {
         },
         body,
         timeoutMs: DELIVERY_TIMEOUT_MS,
+        // Only the status counts: a 2xx with a huge body is delivered, and nothing of it is buffered.
+        discardBody: true,
       });
       return { at, statusCode: response.status, durationMs: this.deps.clock.now().getTime() - at.getTime() };
     } catch (error) {
@@ -126,7 +133,14 @@ export class DeliverWebhooks {
   /** A webhook failing for a day stops: disabled (recorded as svc's own update), its other pending deliveries failed. */
   private async disable(webhook: Webhook): Promise<void> {
     const now = this.deps.clock.now();
-    const disabled: Webhook = { ...webhook, status: 'disabled', modifiedBy: 'svc', modifiedAt: now };
+    // Read again: the attempt took a while, and a change made meanwhile (name, URL, events) must not be written
+    // over with the copy read before it. Deleted or already disabled: nothing to update.
+    const current = await this.deps.webhooks.findById(webhook.tenantId, webhook.id);
+    if (current?.status !== 'enabled') {
+      await this.deps.deliveries.failPending(webhook.tenantId, webhook.id);
+      return;
+    }
+    const disabled: Webhook = { ...current, status: 'disabled', modifiedBy: 'svc', modifiedAt: now };
     const effects = (this.deps.audit ?? NO_AUDIT).write(systemActor(webhook.tenantId), now, {
       entityType: 'webhook',
       entityId: webhook.id,
