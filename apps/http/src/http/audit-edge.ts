@@ -71,8 +71,16 @@ function routeOf(req: Request): RouteAudit | undefined {
   return typeof pattern === 'string' ? ROUTES.get(`${req.method} ${pattern}`) : undefined;
 }
 
-function entityIdOf(req: Request, route: RouteAudit): string | undefined {
-  const value = route.idParam ? req.params[route.idParam] : undefined;
+/**
+ * The path parameters of the matched route, as `entering` kept them: the error handler, where failures are recorded,
+ * runs outside the route and sees no parameters of its own.
+ */
+function paramsOf(req: Request, res: Response): Record<string, unknown> {
+  return (res.locals.auditParams as Record<string, unknown> | undefined) ?? req.params;
+}
+
+function entityIdOf(req: Request, res: Response, route: RouteAudit): string | undefined {
+  const value = route.idParam ? paramsOf(req, res)[route.idParam] : undefined;
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID ? value : undefined;
 }
 
@@ -86,13 +94,18 @@ export class EdgeAudit {
     private readonly clock: Clock,
   ) {}
 
+  /** Called as a route starts authenticating: keeps its path parameters for the events of its failures. */
+  entering(req: Request, res: Response): void {
+    res.locals.auditParams = { ...req.params };
+  }
+
   /** Called once a request is authenticated: routes recorded here get their success event when they answer. */
   authenticated(req: Request, res: Response, actor: Actor): void {
     const route = routeOf(req);
     if (!route?.edge) return;
     res.once('finish', () => {
       if (res.statusCode >= 400) return;
-      const fact: AuditFact = { entityType: route.entityType, entityId: entityIdOf(req, route), operation: route.operation, message: `${routeText(req)} answered` };
+      const fact: AuditFact = { entityType: route.entityType, entityId: entityIdOf(req, res, route), operation: route.operation, message: `${routeText(req)} answered` };
       this.audit.record(actor, this.clock.now(), fact);
     });
   }
@@ -102,7 +115,7 @@ export class EdgeAudit {
     const route = routeOf(req);
     if (!route) return;
     const actor = res.locals.actor as Actor | undefined;
-    const entityId = entityIdOf(req, route);
+    const entityId = entityIdOf(req, res, route);
     const now = this.clock.now();
     if (!actor) {
       if (status !== 401) return;

@@ -5,6 +5,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 /** Reads the key from SVC-API-KEY (or BT-API-KEY, so Basis Theory SDKs work unchanged) and resolves the actor. */
 export function authenticate(useCase: Authenticate, audit?: EdgeAudit): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
+    audit?.entering(req, res);
     const key = req.get('svc-api-key') ?? req.get('bt-api-key');
     // The trace id rides on the actor into every audit event and webhook event the request causes.
     const actor: Actor = { ...(await useCase.execute(key?.trim())), traceId: res.locals.traceId as string | undefined };
