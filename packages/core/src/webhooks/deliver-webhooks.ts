@@ -99,8 +99,14 @@ export class DeliverWebhooks {
   }
 
   private async send(webhook: Webhook, delivery: WebhookDelivery, at: Date): Promise<DeliveryAttempt> {
-    const keys = await this.deps.keyring.forTenant(webhook.tenantId);
-    const secret = keys.openWebhookSecret(webhook.id, webhook.sealedSecret);
+    let secret: string;
+    try {
+      secret = (await this.deps.keyring.forTenant(webhook.tenantId)).openWebhookSecret(webhook.id, webhook.sealedSecret);
+    } catch {
+      // A secret that does not open (a damaged row, or one copied from another tenant or webhook) is a failed attempt
+      // like any other: it backs off and gives up after a day, rather than failing every run and holding its batch.
+      return { at, error: SECRET_UNREADABLE, durationMs: 0 };
+    }
     const body = `{"event":${delivery.event},"delivered_at":${JSON.stringify(at.toISOString())}}`;
     const timestamp = Math.floor(at.getTime() / 1000);
     try {
@@ -151,6 +157,8 @@ export class DeliverWebhooks {
     await this.deps.deliveries.failPending(webhook.tenantId, webhook.id);
   }
 }
+
+const SECRET_UNREADABLE = "The webhook's signing secret could not be read.";
 
 /** Fixed texts for attempts without an answer: never an address, a URL or a body. */
 const DESCRIPTIONS: Readonly<Record<OutboundError['kind'], string>> = {
