@@ -189,6 +189,40 @@ describe('the audit log over HTTP (beyond.md §5)', () => {
       expect(all.some((e) => e.entity_id === 'invalid-token' && e.outcome === 'success')).toBe(false);
     });
 
+    it('records one success for a write raced by others, and failures for the rest', async () => {
+      const writer = await privateApp('token:create', 'token:delete');
+      const w = as(h.app, writer.key);
+      const id = (await w.post('/tokens').send({ type: 'token', data: 'x' }).expect(201)).body.id as string;
+      const answers = await Promise.all(Array.from({ length: 5 }, () => w.delete(`/tokens/${id}`)));
+      expect(answers.map((a) => a.status).sort()).toEqual([204, 404, 404, 404, 404]);
+      const deletes = (await eventsOf(id)).filter((e) => e.operation === 'delete');
+      expect(deletes.map((e) => e.outcome).sort()).toEqual(['failed', 'failed', 'failed', 'failed', 'success']);
+    });
+
+    it('records no tokenize success when the call fails, and one create for an idempotent replay', async () => {
+      const writer = await privateApp('token:create');
+      const w = as(h.app, writer.key);
+      await w.post('/tokens').send({ id: 'taken', type: 'token', data: 'x' }).expect(201);
+      await w.post('/tokenize').send({ a: { type: 'token', data: 'y' }, b: { id: 'taken', type: 'token', data: 'z' } }).expect(409);
+      expect((await allEvents()).filter((e) => e.operation === 'tokenize').map((e) => e.outcome)).toEqual(['failed']);
+
+      const first = await w.post('/tokens').set('SVC-IDEMPOTENCY-KEY', 'once').send({ type: 'token', data: 'q' }).expect(201);
+      const replay = await w.post('/tokens').set('SVC-IDEMPOTENCY-KEY', 'once').send({ type: 'token', data: 'q' }).expect(201);
+      expect(replay.body.id).toBe(first.body.id);
+      expect((await eventsOf(first.body.id)).filter((e) => e.outcome === 'success' && e.operation === 'create')).toHaveLength(1);
+    });
+
+    it('records a reused nonce and a session key past its expiry as refused, never as authorized', async () => {
+      const pub = await app({ name: 'web', type: 'public', permissions: ['session:create'] });
+      const backend = await privateApp('session:authorize', 'token:read');
+      const session = (await as(h.app, pub.key).post('/sessions').expect(201)).body;
+      await as(h.app, backend.key).post('/sessions/authorize').send({ nonce: session.nonce, permissions: ['token:read'] }).expect(200);
+      const again = await as(h.app, backend.key).post('/sessions/authorize').send({ nonce: session.nonce, permissions: ['token:read'] });
+      expect(again.status).toBeGreaterThanOrEqual(400);
+      const authorizations = (await allEvents()).filter((e) => e.operation === 'authorize');
+      expect(authorizations.map((e) => e.outcome).sort()).toEqual(['failed', 'success']);
+    });
+
     it("records a 401 only in the system stream, which no tenant's GET /logs shows", async () => {
       const other = await h.createTenant('Other');
       await traced(as(h.app, 'key_not_a_real_key').get('/tokens/some-id'), 'trace-401').expect(401);
@@ -247,6 +281,10 @@ describe('the audit log over HTTP (beyond.md §5)', () => {
       // start ≤ created_at < end: minutes 1 and 2 of the five.
       const range = await api.get('/logs?entity_type=token&start_date=2026-01-01T00:01:00Z&end_date=2026-01-01T00:03:00Z').expect(200);
       expect(range.body.data.map((e: LogEvent) => e.entity_id)).toEqual([ids[2], ids[1]]);
+      const offset = await api.get('/logs?entity_type=token&start_date=2026-01-01T01:01:00%2B01:00&end_date=2026-01-01T01:03:00%2B01:00').expect(200);
+      expect(offset.body.data.map((e: LogEvent) => e.entity_id)).toEqual([ids[2], ids[1]]);
+      const day = await api.get('/logs?entity_type=token&start_date=2026-01-01&end_date=2026-01-02').expect(200);
+      expect(day.body.pagination.total_items).toBe(5);
       const all = await api.get('/logs?size=100').expect(200);
       const times = all.body.data.map((e: LogEvent) => e.created_at);
       expect([...times].sort().reverse()).toEqual(times);
