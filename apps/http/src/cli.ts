@@ -128,7 +128,10 @@ async function verifyAudit(args: string[]): Promise<number> {
       const name = v.tenantId === SYSTEM_AUDIT_STREAM ? 'system stream' : `tenant ${v.tenantId}`;
       if (v.ok) {
         const from = v.anchor.chainSeq > 0 ? ` after the retention anchor at chain_seq ${v.anchor.chainSeq}` : '';
-        process.stdout.write(`svc: ${name}: ok, ${v.checked} event(s) verified${from}\n`);
+        process.stdout.write(`svc: ${name}: ok, ${v.checked} event(s) verified${from}; head chain_seq ${v.head.chainSeq} hash ${v.head.hash || '-'}\n`);
+      } else if (v.problem === 'truncated') {
+        failed++;
+        process.stdout.write(`svc: ${name}: FAILED at chain_seq ${v.chainSeq}: the chain ends before the head recorded when its events were chained (its newest events were removed); ${v.checked} event(s) before it verified\n`);
       } else if (v.problem === 'unchained') {
         failed++;
         process.stdout.write(`svc: ${name}: FAILED: ${v.count} event(s) still unchained after ${CHAIN_GRACE_MS / 1000}s (the chainer stalled, or rows were inserted behind svc's back)\n`);
@@ -138,6 +141,12 @@ async function verifyAudit(args: string[]): Promise<number> {
       }
     }
     if (verdicts.length === 0) process.stdout.write('svc: the audit log is empty\n');
+    // Every tenant has events from its creation on: none at all for the one named is a wrong id, not a clean chain.
+    const [only] = verdicts;
+    if (values.tenant !== undefined && only?.ok && only.checked === 0 && only.anchor.chainSeq === 0) {
+      process.stdout.write(`svc: tenant ${values.tenant} has no audit events: check the id\n`);
+      return 1;
+    }
     return failed === 0 ? 0 : 1;
   } finally {
     await store.close();

@@ -120,6 +120,11 @@ describe('svc audit verify', () => {
     expect(mine.status).toBe(1);
     expect(mine.stdout).toContain(`event ${target.id} is altered`);
     expect(mine.stdout).not.toContain(other.tenantId);
+
+    // A tenant id with no events at all is a mistyped id, never a clean chain.
+    const unknown = svc(dir, 'audit', 'verify', '--tenant', '00000000-0000-4000-8000-000000000000');
+    expect(unknown.status).toBe(1);
+    expect(unknown.stdout).toContain('tenant 00000000-0000-4000-8000-000000000000 has no audit events');
   });
 
   it('names an event whose actor, outcome, trace id or created_at was altered', () => {
