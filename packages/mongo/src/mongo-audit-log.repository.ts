@@ -149,8 +149,13 @@ export class MongoAuditLogRepository implements AuditLogRepository {
   }
 
   async streams(): Promise<string[]> {
-    const [withEvents, withAnchors] = await Promise.all([this.events.distinct('tenant_id'), this.anchors.distinct('_id')]);
-    return [...new Set([...withEvents, ...withAnchors])].sort();
+    // A tenant whose every event was deleted still has its head document, and verify names the cut.
+    const [withEvents, withAnchors, withHeads] = await Promise.all([
+      this.events.distinct('tenant_id'),
+      this.anchors.distinct('_id'),
+      this.heads.distinct('_id'),
+    ]);
+    return [...new Set([...withEvents, ...withAnchors, ...withHeads])].sort();
   }
 
   /** Tenant by tenant, each in a transaction of its own that deletes its prunable prefix and moves its anchor. */

@@ -13,6 +13,8 @@ export class AuditChainWrites {
   private readonly lastChained: Statement;
   private readonly anchorOf: Statement;
   private readonly place: Statement;
+  private readonly headOf: Statement;
+  private readonly moveHead: Statement;
 
   constructor(private readonly db: Database) {
     this.lastChained = db.prepare(`SELECT chain_seq AS chainSeq, hash FROM audit_events
@@ -20,11 +22,21 @@ export class AuditChainWrites {
     this.anchorOf = db.prepare('SELECT chain_seq AS chainSeq, hash FROM audit_anchors WHERE tenant_id = ?');
     this.place = db.prepare(`UPDATE audit_events SET chain_seq = ?, prev_hash = ?, hash = ?
       WHERE tenant_id = ? AND id = ? AND chain_seq IS NULL`);
+    this.headOf = db.prepare('SELECT chain_seq AS chainSeq, hash FROM audit_heads WHERE tenant_id = ?');
+    this.moveHead = db.prepare(`INSERT INTO audit_heads (tenant_id, chain_seq, hash) VALUES (?, ?, ?)
+      ON CONFLICT (tenant_id) DO UPDATE SET chain_seq = excluded.chain_seq, hash = excluded.hash`);
   }
 
-  /** The tenant's last chained event, else its anchor (the retention sweep's), else the start. */
+  /**
+   * The head the chainer recorded (migration 16), else the tenant's last chained event, else its anchor (the retention
+   * sweep's), else the start. The recorded head outlives its event: deleting the newest events leaves it in place.
+   */
   head(tenantId: string): ChainAnchor {
-    return (this.lastChained.get(tenantId) as ChainAnchor | undefined) ?? this.anchor(tenantId);
+    return (
+      (this.headOf.get(tenantId) as ChainAnchor | undefined) ??
+      (this.lastChained.get(tenantId) as ChainAnchor | undefined) ??
+      this.anchor(tenantId)
+    );
   }
 
   anchor(tenantId: string): ChainAnchor {
@@ -43,6 +55,8 @@ export class AuditChainWrites {
         for (const e of chained) {
           if (this.place.run(e.chainSeq, e.prevHash, e.hash, tenantId, e.id).changes !== 1) throw ROLL_BACK;
         }
+        const last = chained[chained.length - 1];
+        if (last) this.moveHead.run(tenantId, last.chainSeq, last.hash);
       })();
       return true;
     } catch (error) {

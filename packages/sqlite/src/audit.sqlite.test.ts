@@ -1,7 +1,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AuditEffects, type AuditActor, CHAIN_START, chainAfter, type StoredToken, type Webhook, type WriteEffects } from '@svc/core';
+import {
+  AuditEffects,
+  type AuditActor,
+  ChainAuditEvents,
+  CHAIN_START,
+  chainAfter,
+  CryptoRandomSource,
+  Keyring,
+  type StoredToken,
+  VerifyAuditLog,
+  type Webhook,
+  type WriteEffects,
+} from '@svc/core';
 import { aStoredToken } from '@svc/core/testing';
 import { openConnection } from './connection';
 import { migrate } from './schema';
@@ -199,5 +211,59 @@ describe('query plans', () => {
       plan(`SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
         ORDER BY next_attempt_at, created_at, event_id LIMIT 10`, 0, 0),
     ).toMatch(/webhook_deliveries_due/);
+  });
+});
+
+describe('the recorded chain head (migration 16)', () => {
+  const clock = { now: () => new Date(NOW.getTime() + 3_600_000) };
+  const keyringOf = (store: SqliteStore) =>
+    new Keyring({ dataKeys: store.dataKeys, random: new CryptoRandomSource(), clock, masterKey: new Uint8Array(32).fill(9) });
+  const events = (k: number) =>
+    Array.from({ length: k }, (_, i) => audit.event(actor, { entityType: 'token', entityId: `tok-${i}`, operation: 'read', message: 'Token read' }, new Date(NOW.getTime() + i)));
+
+  it('lets verify see the newest events deleted behind svc\'s back, and the chainer does not reuse their places', async () => {
+    const store = openSqliteStore({ file: join(dir, `head-${++n}.db`) });
+    const keyring = keyringOf(store);
+    await store.auditLog.append(events(5));
+    expect(await new ChainAuditEvents({ auditLog: store.auditLog, keyring }).execute()).toBe(5);
+    const verify = new VerifyAuditLog({ auditLog: store.auditLog, keyring, clock });
+    expect(await verify.execute(T1)).toMatchObject([{ ok: true, checked: 5 }]);
+
+    store.db.prepare('DELETE FROM audit_events WHERE tenant_id = ? AND chain_seq >= 4').run(T1);
+    expect(await verify.execute(T1)).toEqual([{ tenantId: T1, ok: false, checked: 3, problem: 'truncated', chainSeq: 4 }]);
+    // New events go after the recorded head, so the hole stays visible.
+    await store.auditLog.append(events(1));
+    await new ChainAuditEvents({ auditLog: store.auditLog, keyring }).execute();
+    expect((await store.auditLog.chained(T1, 3, 10)).map((e) => e.chainSeq)).toEqual([6]);
+    expect(await verify.execute(T1)).toMatchObject([{ ok: false, problem: 'removed', chainSeq: 6 }]);
+    await store.close();
+  });
+
+  it('keeps the head when the sweep prunes every event, and backfills it on a file of version 15', async () => {
+    const file = join(dir, `v15-${++n}.db`);
+    const old = openConnection(file);
+    migrate(old, 15);
+    old.close();
+    let store = openSqliteStore({ file });
+    const keyring = keyringOf(store);
+    await store.auditLog.append(events(3));
+    await new ChainAuditEvents({ auditLog: store.auditLog, keyring }).execute();
+    const head = await store.auditLog.chainHead(T1);
+    await store.close();
+
+    // The same file as version 15 left it: chained events, no head row.
+    const back = openConnection(file);
+    back.exec('DROP TABLE audit_heads');
+    back.pragma('user_version = 15');
+    back.close();
+    store = openSqliteStore({ file });
+    expect(await store.auditLog.chainHead(T1)).toEqual(head);
+    store.db.prepare('DELETE FROM audit_events WHERE chain_seq = 3').run();
+    expect(await new VerifyAuditLog({ auditLog: store.auditLog, keyring: keyringOf(store), clock }).execute(T1)).toMatchObject([
+      { ok: false, problem: 'truncated', chainSeq: 3 },
+    ]);
+    expect(await store.auditLog.prune(new Date(NOW.getTime() + 1_000), 100)).toBe(2);
+    expect(await store.auditLog.chainHead(T1)).toEqual(head);
+    await store.close();
   });
 });

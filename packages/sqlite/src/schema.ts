@@ -232,6 +232,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX webhooks_by_created ON webhooks (tenant_id, created_at DESC, id DESC);
   `,
   AUDIT_AND_OUTBOX,
+  // Audit chain heads (migration 16): each tenant's head as the chainer last moved it, so that a chain whose newest
+  // events were deleted no longer matches it (verify names the cut) and the chainer never reuses their places.
+  `
+  CREATE TABLE audit_heads (tenant_id TEXT PRIMARY KEY, chain_seq INTEGER NOT NULL, hash TEXT NOT NULL);
+  INSERT INTO audit_heads (tenant_id, chain_seq, hash)
+    SELECT tenant_id, MAX(chain_seq), hash FROM audit_events WHERE chain_seq IS NOT NULL GROUP BY tenant_id;
+  `,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */

@@ -71,6 +71,7 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
   private readonly chainedAfter: Statement;
   private readonly nextStream: Statement;
   private readonly nextAnchored: Statement;
+  private readonly nextHeaded: Statement;
   private readonly nextChainedTenant: Statement;
   private readonly oldestChained: Statement;
   private readonly removeUpTo: Statement;
@@ -92,6 +93,7 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
       .pluck();
     this.nextStream = db.prepare('SELECT MIN(tenant_id) FROM audit_events WHERE tenant_id > ?').pluck();
     this.nextAnchored = db.prepare('SELECT MIN(tenant_id) FROM audit_anchors WHERE tenant_id > ?').pluck();
+    this.nextHeaded = db.prepare('SELECT MIN(tenant_id) FROM audit_heads WHERE tenant_id > ?').pluck();
     this.nextChainedTenant = db
       .prepare('SELECT MIN(tenant_id) FROM audit_events WHERE chain_seq IS NOT NULL AND tenant_id > ?')
       .pluck();
@@ -164,7 +166,8 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
   }
 
   async streams(): Promise<string[]> {
-    const all = new Set([...this.walk(this.nextStream), ...this.walk(this.nextAnchored)]);
+    // A tenant whose every event was deleted still has its recorded head, and verify names the cut.
+    const all = new Set([...this.walk(this.nextStream), ...this.walk(this.nextAnchored), ...this.walk(this.nextHeaded)]);
     return [...all];
   }
 

@@ -36,13 +36,25 @@ export class ChainAuditEvents {
 export const CHAIN_GRACE_MS = 60_000;
 
 export type StreamVerdict =
-  | { readonly tenantId: string; readonly ok: true; readonly checked: number; readonly anchor: ChainAnchor }
+  | {
+      readonly tenantId: string;
+      readonly ok: true;
+      readonly checked: number;
+      readonly anchor: ChainAnchor;
+      /**
+       * The last event verified. Record it outside the store: a later verify whose chain does not pass through it shows
+       * a chain cut back (newest events removed along with the store's own record of its head), which no check inside
+       * the store can see.
+       */
+      readonly head: ChainAnchor;
+    }
   | {
       readonly tenantId: string;
       readonly ok: false;
       readonly checked: number;
-      readonly problem: ChainProblem | 'unchained';
-      /** The first bad event; absent for `unchained` (then `count` says how many). */
+      /** `truncated`: the chain ends before the head the store recorded when it last chained (`chainSeq` is the first missing). */
+      readonly problem: ChainProblem | 'unchained' | 'truncated';
+      /** The first bad event; absent for `unchained` (then `count` says how many) and `truncated`. */
       readonly eventId?: string;
       readonly chainSeq?: number;
       readonly count?: number;
@@ -66,8 +78,12 @@ export class VerifyAuditLog {
 
   private async verify(tenantId: string): Promise<StreamVerdict> {
     const key = (await this.deps.keyring.forTenant(tenantId)).auditKey();
+    // The head the store recorded, read before the walk: the chainer may move it meanwhile, only forwards.
+    const recorded = await this.deps.auditLog.chainHead(tenantId);
     const anchor = await this.deps.auditLog.anchor(tenantId);
     let head = anchor;
+    // A head at or behind the anchor was pruned past (a sweep between the two reads): nothing left to reach.
+    let reached = recorded.chainSeq < anchor.chainSeq || (recorded.chainSeq === anchor.chainSeq && recorded.hash === anchor.hash);
     let checked = 0;
     for (;;) {
       const events = await this.deps.auditLog.chained(tenantId, head.chainSeq, PAGE);
@@ -76,12 +92,19 @@ export class VerifyAuditLog {
       if (!verdict.ok) {
         return { tenantId, ok: false, checked: checked + verdict.checked, problem: verdict.problem, eventId: verdict.eventId, chainSeq: verdict.chainSeq };
       }
+      const atRecorded = events.find((e) => e.chainSeq === recorded.chainSeq);
+      if (atRecorded && atRecorded.hash !== recorded.hash) {
+        return { tenantId, ok: false, checked: checked + verdict.checked, problem: 'truncated', chainSeq: recorded.chainSeq };
+      }
+      if (atRecorded) reached = true;
       checked += verdict.checked;
       head = verdict.head;
       if (events.length < PAGE) break;
     }
+    // Newest events removed: the walk ends before the head recorded when they were chained.
+    if (!reached) return { tenantId, ok: false, checked, problem: 'truncated', chainSeq: head.chainSeq + 1 };
     const late = await this.deps.auditLog.countUnchainedBefore(tenantId, new Date(this.deps.clock.now().getTime() - CHAIN_GRACE_MS));
     if (late > 0) return { tenantId, ok: false, checked, problem: 'unchained', count: late };
-    return { tenantId, ok: true, checked, anchor };
+    return { tenantId, ok: true, checked, anchor, head };
   }
 }
