@@ -52,24 +52,30 @@ export function bootstrapBanner(result: ProvisionedTenant, presetKey: boolean): 
  * Runs `task` every interval, one run at a time; the returned stop waits for a run under way, so the store can close
  * after it. A failed run is logged by the error's class only (never its message, which could quote a request).
  */
-function startLoop(name: string, task: () => Promise<unknown>, intervalMs: number, logger: Logger): () => Promise<void> {
-  let running: Promise<void> | undefined;
+function startLoop(name: string, task: () => Promise<unknown>, intervalMs: number, logger: Logger, overlap = 1): () => Promise<void> {
+  const running = new Set<Promise<void>>();
   const timer = setInterval(() => {
-    running ??= task()
+    if (running.size >= overlap) return;
+    const run: Promise<void> = task()
       .then((report) => {
         if (report !== undefined && typeof report === 'object') logger.debug(name, { ...report });
       })
       .catch((error: unknown) => logger.error(`${name} failed`, { error: error instanceof Error ? error.name : 'unknown' }))
-      .finally(() => {
-        running = undefined;
-      });
+      .finally(() => running.delete(run));
+    running.add(run);
   }, intervalMs);
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await running;
+    await Promise.all([...running]);
   };
 }
+
+/**
+ * Dispatcher runs that may be under way at once: a run waits for its slowest receiver (up to the 10 s timeout), and
+ * the next one must not wait behind it. Each delivery is leased to one run, so runs never send one twice.
+ */
+const DELIVERY_RUNS = 4;
 
 /** The chainer places committed audit events every 100 ms (ADR 4); the dispatcher looks for due deliveries as often. */
 const CHAIN_INTERVAL_MS = 100;
@@ -108,7 +114,7 @@ export async function startServer(
     stops.push(
       startLoop('sweep', () => sweep.execute(), config.sweepIntervalMs, logger),
       startLoop('audit chain', () => auditLog.chain.execute(), CHAIN_INTERVAL_MS, logger),
-      startLoop('webhook deliveries', () => deliver.execute(), DELIVERY_INTERVAL_MS, logger),
+      startLoop('webhook deliveries', () => deliver.execute(), DELIVERY_INTERVAL_MS, logger, DELIVERY_RUNS),
     );
     connections = new Connections(createServer(), createApp(container), logger);
     connections.server.keepAliveTimeout = 65_000;

@@ -14,11 +14,15 @@ export const LONGEST_RETRY_MS = 3_600_000;
 export const GIVE_UP_AFTER_MS = 24 * 3_600_000;
 /** How long one attempt may take, connecting and reading the answer included. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
-/** A leased delivery whose dispatcher died is tried again after this. */
+/**
+ * A leased delivery whose dispatcher died is tried again after this. It must outlast a whole run, or a slow run's last
+ * delivery could be leased again and sent twice: a run's BATCH deliveries go PARALLEL at a time, each at most
+ * DELIVERY_TIMEOUT_MS, so a run of hanging receivers ends within ceil(50 / 16) × 10 s = 40 s.
+ */
 const LEASE_MS = 60_000;
 const BATCH = 50;
-/** Attempts in flight at once, per dispatcher. */
-const PARALLEL = 8;
+/** Attempts in flight at once, per run. */
+const PARALLEL = 16;
 
 /** The wait before attempt `n + 1` after `n` failed attempts: 1 s, 2 s, 4 s… up to 1 h. */
 export function retryDelay(failedAttempts: number): number {
@@ -63,10 +67,14 @@ export class DeliverWebhooks {
     const due = await this.deps.deliveries.leaseDue(now, new Date(now.getTime() + LEASE_MS), BATCH);
     let delivered = 0;
     const disabled = new Set<Webhook>();
-    for (let i = 0; i < due.length; i += PARALLEL) {
-      const results = await Promise.all(due.slice(i, i + PARALLEL).map((d) => this.attempt(d, disabled)));
-      delivered += results.filter(Boolean).length;
-    }
+    // A pool, not groups: a receiver that hangs holds one worker until its timeout while the others go on.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < due.length) {
+        if (await this.attempt(due[next++]!, disabled)) delivered++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, due.length) }, worker));
     // An attempt of the same webhook that was in flight when it was disabled recorded its retry after failPending:
     // fail those too, so a disabled webhook keeps no pending delivery.
     for (const webhook of disabled) await this.deps.deliveries.failPending(webhook.tenantId, webhook.id);
