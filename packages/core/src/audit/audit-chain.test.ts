@@ -80,3 +80,23 @@ describe('the audit chain', () => {
     expect(verifyAuditChain(KEY, CHAIN_START, [...events, ...appended])).toMatchObject({ ok: false, eventId: 'e-99', problem: 'altered' });
   });
 });
+
+describe('events whose stored content cannot be hashed', () => {
+  it('are reported as altered, not thrown', () => {
+    const key = new Uint8Array(32).fill(3);
+    const events = [0, 1].map((i) => ({
+      id: `e${i}`,
+      tenantId: 't',
+      actorId: 'a',
+      actorType: 'application' as const,
+      entityType: 'token' as const,
+      operation: 'read',
+      outcome: 'success' as const,
+      message: 'Token read',
+      createdAt: new Date(1_767_225_600_000 + i),
+    }));
+    const chained = chainAfter(key, CHAIN_START, events);
+    const broken = [chained[0]!, { ...chained[1]!, createdAt: new Date(Number.NaN) }];
+    expect(verifyAuditChain(key, CHAIN_START, broken)).toEqual({ ok: false, checked: 1, eventId: 'e1', chainSeq: 2, problem: 'altered' });
+  });
+});

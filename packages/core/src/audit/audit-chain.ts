@@ -73,11 +73,20 @@ export function verifyAuditChain(key: Uint8Array, anchor: ChainAnchor, events: r
       return { ok: false, checked, eventId: event.id, chainSeq: event.chainSeq, problem };
     }
     if (event.prevHash !== prev.hash) return { ok: false, checked, eventId: event.id, chainSeq: event.chainSeq, problem: 'reordered' };
-    if (auditHash(key, event.prevHash, event, event.chainSeq) !== event.hash) {
+    if (hashOrUndefined(key, event) !== event.hash) {
       return { ok: false, checked, eventId: event.id, chainSeq: event.chainSeq, problem: 'altered' };
     }
     prev = { chainSeq: event.chainSeq, hash: event.hash };
     checked++;
   }
   return { ok: true, checked, head: prev };
+}
+
+/** An event's hash, or undefined when its stored content cannot even be hashed (a row edited to an invalid time). */
+function hashOrUndefined(key: Uint8Array, event: ChainedAuditEvent): string | undefined {
+  try {
+    return auditHash(key, event.prevHash, event, event.chainSeq);
+  } catch {
+    return undefined;
+  }
 }

@@ -17,16 +17,30 @@ export class ChainAuditEvents {
   /** Chains what is waiting; returns how many events got a place. */
   async execute(): Promise<number> {
     let placed = 0;
+    let failure: unknown;
     for (const tenantId of await this.deps.auditLog.unchainedTenants(TENANTS_PER_RUN)) {
-      const key = (await this.deps.keyring.forTenant(tenantId)).auditKey();
-      for (;;) {
-        const events = await this.deps.auditLog.unchained(tenantId, EVENTS_PER_CHAIN);
-        if (events.length === 0) break;
-        const head = await this.deps.auditLog.chainHead(tenantId);
-        if (!(await this.deps.auditLog.chain(tenantId, head, chainAfter(key, head, events)))) break;
-        placed += events.length;
-        if (events.length < EVENTS_PER_CHAIN) break;
+      // One tenant whose events cannot be chained (a row edited by hand to an invalid time) must not hold up the
+      // others: it stays unchained, which `svc audit verify` reports, and the run's error says so.
+      try {
+        placed += await this.chainTenant(tenantId);
+      } catch (error) {
+        failure ??= error;
       }
+    }
+    if (failure !== undefined) throw failure;
+    return placed;
+  }
+
+  private async chainTenant(tenantId: string): Promise<number> {
+    let placed = 0;
+    const key = (await this.deps.keyring.forTenant(tenantId)).auditKey();
+    for (;;) {
+      const events = await this.deps.auditLog.unchained(tenantId, EVENTS_PER_CHAIN);
+      if (events.length === 0) break;
+      const head = await this.deps.auditLog.chainHead(tenantId);
+      if (!(await this.deps.auditLog.chain(tenantId, head, chainAfter(key, head, events)))) break;
+      placed += events.length;
+      if (events.length < EVENTS_PER_CHAIN) break;
     }
     return placed;
   }
