@@ -74,7 +74,7 @@ export class InMemoryWebhookDeliveryRepository implements WebhookDeliveryReposit
 
   async recordAttempt(key: DeliveryKey, attempt: DeliveryAttempt, next: DeliveryNext): Promise<boolean> {
     const kept = this.deliveries.get(keyOf(key));
-    if (!kept) return false;
+    if (kept?.delivery.status !== 'pending') return false;
     const { nextAttemptAt: _, ...rest } = kept.delivery;
     this.deliveries.set(keyOf(key), {
       delivery: {

@@ -63,7 +63,7 @@ export class MongoWebhookDeliveryRepository implements WebhookDeliveryRepository
   }
 
   async recordAttempt(key: DeliveryKey, attempt: DeliveryAttempt, next: DeliveryNext): Promise<boolean> {
-    return (await this.deliveries.updateOne(deliveryKeyFilter(key), attemptUpdate(attempt, next))).matchedCount === 1;
+    return (await this.deliveries.updateOne({ ...deliveryKeyFilter(key), status: 'pending' }, attemptUpdate(attempt, next))).matchedCount === 1;
   }
 
   async failPending(tenantId: string, webhookId: string): Promise<number> {

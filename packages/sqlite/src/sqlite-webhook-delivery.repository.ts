@@ -75,7 +75,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
     this.lease = db.prepare('UPDATE webhook_deliveries SET lease_until = ? WHERE tenant_id = ? AND webhook_id = ? AND event_id = ?');
     this.record = db.prepare(`UPDATE webhook_deliveries
       SET attempts = json_insert(attempts, '$[#]', json(?)), status = ?, next_attempt_at = ?, lease_until = NULL
-      WHERE tenant_id = ? AND webhook_id = ? AND event_id = ?`);
+      WHERE tenant_id = ? AND webhook_id = ? AND event_id = ? AND status = 'pending'`);
     this.failAll = db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, lease_until = NULL
       WHERE tenant_id = ? AND webhook_id = ? AND status = 'pending'`);
     this.countOf = db.prepare('SELECT COUNT(*) FROM webhook_deliveries WHERE tenant_id = ? AND webhook_id = ?').pluck();

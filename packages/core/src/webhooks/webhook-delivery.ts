@@ -50,7 +50,10 @@ export interface WebhookDeliveryRepository {
    * goes to one.
    */
   leaseDue(now: Date, leaseUntil: Date, limit: number): Promise<WebhookDelivery[]>;
-  /** Appends `attempt`, moves the delivery to `next` and releases its lease. False when it no longer exists. */
+  /**
+   * Appends `attempt`, moves the delivery to `next` and releases its lease, only while it is pending: a delivery that
+   * was failed meanwhile (its webhook disabled by another attempt) stays failed. False when nothing was recorded.
+   */
   recordAttempt(key: DeliveryKey, attempt: DeliveryAttempt, next: DeliveryNext): Promise<boolean>;
   /** Marks every pending delivery of a webhook failed (it was disabled); returns how many. */
   failPending(tenantId: string, webhookId: string): Promise<number>;

@@ -86,6 +86,17 @@ export function describeWebhookDeliveryContract(open: () => Promise<Store>): voi
       expect((await deliveries().list(T2, hook.id, { page: 1, size: 10 })).total).toBe(0);
     });
 
+    it('records attempts only on pending deliveries: a failed one stays failed', async () => {
+      const id = await deliveryAt(1);
+      const [leased] = await deliveries().leaseDue(at(10), at(100), 10);
+      expect(await deliveries().failPending(T1, hook.id)).toBe(1);
+      const late = { at: at(20), statusCode: 500, durationMs: 3 };
+      expect(await deliveries().recordAttempt(keyOf(leased!), late, { status: 'pending', nextAttemptAt: at(1_020) })).toBe(false);
+      const [listed] = (await deliveries().list(T1, hook.id, { page: 1, size: 10 })).items;
+      expect(listed).toMatchObject({ eventId: id, status: 'failed', attempts: [] });
+      expect(await deliveries().countPending()).toBe(0);
+    });
+
     it('fails every pending delivery of a disabled webhook, and only of it', async () => {
       const other = aHook();
       await store().webhooks.create(other, 50);
