@@ -74,7 +74,12 @@ export class InMemoryWebhookDeliveryRepository implements WebhookDeliveryReposit
 
   async recordAttempt(key: DeliveryKey, attempt: DeliveryAttempt, next: DeliveryNext): Promise<boolean> {
     const kept = this.deliveries.get(keyOf(key));
-    if (kept?.delivery.status !== 'pending') return false;
+    if (!kept) return false;
+    if (kept.delivery.status !== 'pending') {
+      // Failed meanwhile (its webhook was disabled): the attempt is kept, the status stays.
+      this.deliveries.set(keyOf(key), { delivery: { ...kept.delivery, attempts: [...kept.delivery.attempts, attempt] } });
+      return true;
+    }
     const { nextAttemptAt: _, ...rest } = kept.delivery;
     this.deliveries.set(keyOf(key), {
       delivery: {

@@ -63,7 +63,12 @@ export class MongoWebhookDeliveryRepository implements WebhookDeliveryRepository
   }
 
   async recordAttempt(key: DeliveryKey, attempt: DeliveryAttempt, next: DeliveryNext): Promise<boolean> {
-    return (await this.deliveries.updateOne({ ...deliveryKeyFilter(key), status: 'pending' }, attemptUpdate(attempt, next))).matchedCount === 1;
+    if ((await this.deliveries.updateOne({ ...deliveryKeyFilter(key), status: 'pending' }, attemptUpdate(attempt, next))).matchedCount === 1) {
+      return true;
+    }
+    // Failed meanwhile (its webhook was disabled): the attempt is kept, the status stays.
+    const kept = await this.deliveries.updateOne(deliveryKeyFilter(key), { $push: { attempts: toDeliveryAttemptDocument(attempt) }, $unset: { lease_until: '' } });
+    return kept.matchedCount === 1;
   }
 
   async failPending(tenantId: string, webhookId: string): Promise<number> {

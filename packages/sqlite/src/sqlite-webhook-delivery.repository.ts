@@ -74,8 +74,11 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
       ORDER BY next_attempt_at, created_at, event_id LIMIT ?`);
     this.lease = db.prepare('UPDATE webhook_deliveries SET lease_until = ? WHERE tenant_id = ? AND webhook_id = ? AND event_id = ?');
     this.record = db.prepare(`UPDATE webhook_deliveries
-      SET attempts = json_insert(attempts, '$[#]', json(?)), status = ?, next_attempt_at = ?, lease_until = NULL
-      WHERE tenant_id = ? AND webhook_id = ? AND event_id = ? AND status = 'pending'`);
+      SET attempts = json_insert(attempts, '$[#]', json(@attempt)),
+        status = CASE WHEN status = 'pending' THEN @status ELSE status END,
+        next_attempt_at = CASE WHEN status = 'pending' THEN @next ELSE next_attempt_at END,
+        lease_until = NULL
+      WHERE tenant_id = @tenant_id AND webhook_id = @webhook_id AND event_id = @event_id`);
     this.failAll = db.prepare(`UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, lease_until = NULL
       WHERE tenant_id = ? AND webhook_id = ? AND status = 'pending'`);
     this.countOf = db.prepare('SELECT COUNT(*) FROM webhook_deliveries WHERE tenant_id = ? AND webhook_id = ?').pluck();
@@ -108,7 +111,8 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
       durationMs: attempt.durationMs,
     };
     const nextAt = next.status === 'pending' ? next.nextAttemptAt.getTime() : null;
-    return this.record.run(JSON.stringify(stored), next.status, nextAt, key.tenantId, key.webhookId, key.eventId).changes === 1;
+    const row = { attempt: JSON.stringify(stored), status: next.status, next: nextAt, tenant_id: key.tenantId, webhook_id: key.webhookId, event_id: key.eventId };
+    return this.record.run(row).changes === 1;
   }
 
   async failPending(tenantId: string, webhookId: string): Promise<number> {

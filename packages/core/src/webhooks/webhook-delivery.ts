@@ -51,8 +51,8 @@ export interface WebhookDeliveryRepository {
    */
   leaseDue(now: Date, leaseUntil: Date, limit: number): Promise<WebhookDelivery[]>;
   /**
-   * Appends `attempt`, moves the delivery to `next` and releases its lease, only while it is pending: a delivery that
-   * was failed meanwhile (its webhook disabled by another attempt) stays failed. False when nothing was recorded.
+   * Appends `attempt` and releases the lease; moves the delivery to `next` only while it is pending: one failed
+   * meanwhile (its webhook disabled by another attempt) keeps the attempt and stays failed. False when it is gone.
    */
   recordAttempt(key: DeliveryKey, attempt: DeliveryAttempt, next: DeliveryNext): Promise<boolean>;
   /** Marks every pending delivery of a webhook failed (it was disabled); returns how many. */

@@ -86,14 +86,16 @@ export function describeWebhookDeliveryContract(open: () => Promise<Store>): voi
       expect((await deliveries().list(T2, hook.id, { page: 1, size: 10 })).total).toBe(0);
     });
 
-    it('records attempts only on pending deliveries: a failed one stays failed', async () => {
+    it('keeps an attempt that ends after its delivery was failed, and the delivery stays failed', async () => {
       const id = await deliveryAt(1);
       const [leased] = await deliveries().leaseDue(at(10), at(100), 10);
       expect(await deliveries().failPending(T1, hook.id)).toBe(1);
       const late = { at: at(20), statusCode: 500, durationMs: 3 };
-      expect(await deliveries().recordAttempt(keyOf(leased!), late, { status: 'pending', nextAttemptAt: at(1_020) })).toBe(false);
+      expect(await deliveries().recordAttempt(keyOf(leased!), late, { status: 'pending', nextAttemptAt: at(1_020) })).toBe(true);
       const [listed] = (await deliveries().list(T1, hook.id, { page: 1, size: 10 })).items;
-      expect(listed).toMatchObject({ eventId: id, status: 'failed', attempts: [] });
+      expect(listed).toMatchObject({ eventId: id, status: 'failed', attempts: [late] });
+      expect(listed!.nextAttemptAt).toBeUndefined();
+      expect(await deliveries().leaseDue(at(5_000), at(6_000), 10)).toEqual([]);
       expect(await deliveries().countPending()).toBe(0);
     });
 
