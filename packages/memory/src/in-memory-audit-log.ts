@@ -1,5 +1,6 @@
 import {
   CHAIN_START,
+  chainPendingThrough,
   type AuditEvent,
   type AuditLogFilter,
   type AuditLogRepository,
@@ -78,6 +79,10 @@ export class InMemoryAuditLogRepository implements AuditLogRepository {
       ofTenant!.set(e.id, { ...ofTenant!.get(e.id)!, chainSeq: e.chainSeq, prevHash: e.prevHash, hash: e.hash });
     }
     return true;
+  }
+
+  chainPending(tenantId: string, key: Uint8Array, limit: number): Promise<number> {
+    return chainPendingThrough(this, tenantId, key, limit);
   }
 
   async chained(tenantId: string, afterSeq: number, limit: number): Promise<ChainedAuditEvent[]> {

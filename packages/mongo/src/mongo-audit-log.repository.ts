@@ -4,6 +4,7 @@ import {
   type AuditLogFilter,
   type AuditLogRepository,
   CHAIN_START,
+  chainPendingThrough,
   type ChainAnchor,
   type ChainedAuditEvent,
   type Page,
@@ -132,6 +133,10 @@ export class MongoAuditLogRepository implements AuditLogRepository {
       await orLost(this.heads.updateOne({ _id: tenantId }, { $set: { chain_seq: last.chainSeq, hash: last.hash } }, { upsert: true, session }));
       return true;
     });
+  }
+
+  chainPending(tenantId: string, key: Uint8Array, limit: number): Promise<number> {
+    return chainPendingThrough(this, tenantId, key, limit);
   }
 
   async chained(tenantId: string, afterSeq: number, limit: number): Promise<ChainedAuditEvent[]> {

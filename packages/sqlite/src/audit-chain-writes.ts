@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { CHAIN_START, type ChainAnchor, type ChainedAuditEvent } from '@svc/core';
+import { CHAIN_START, type ChainAnchor, type ChainedAuditEvent, chainAfter } from '@svc/core';
+import { type AuditEventRow, toAuditEvent } from './audit-event-rows';
 
 /** Thrown inside a savepoint to undo it; never leaves this module. */
 const ROLL_BACK = Symbol('roll back');
@@ -15,6 +16,7 @@ export class AuditChainWrites {
   private readonly place: Statement;
   private readonly headOf: Statement;
   private readonly moveHead: Statement;
+  private readonly unchainedOf: Statement;
 
   constructor(private readonly db: Database) {
     this.lastChained = db.prepare(`SELECT chain_seq AS chainSeq, hash FROM audit_events
@@ -22,6 +24,8 @@ export class AuditChainWrites {
     this.anchorOf = db.prepare('SELECT chain_seq AS chainSeq, hash FROM audit_anchors WHERE tenant_id = ?');
     this.place = db.prepare(`UPDATE audit_events SET chain_seq = ?, prev_hash = ?, hash = ?
       WHERE tenant_id = ? AND id = ? AND chain_seq IS NULL`);
+    this.unchainedOf = db.prepare(`SELECT * FROM audit_events WHERE tenant_id = ? AND chain_seq IS NULL
+      ORDER BY created_at, id LIMIT ?`);
     this.headOf = db.prepare('SELECT chain_seq AS chainSeq, hash FROM audit_heads WHERE tenant_id = ?');
     this.moveHead = db.prepare(`INSERT INTO audit_heads (tenant_id, chain_seq, hash) VALUES (?, ?, ?)
       ON CONFLICT (tenant_id) DO UPDATE SET chain_seq = excluded.chain_seq, hash = excluded.hash`);
@@ -41,6 +45,19 @@ export class AuditChainWrites {
 
   anchor(tenantId: string): ChainAnchor {
     return (this.anchorOf.get(tenantId) as ChainAnchor | undefined) ?? CHAIN_START;
+  }
+
+  /**
+   * The chainer's step where the rows are: up to `limit` unchained events of the tenant, oldest first, hashed after
+   * its head and placed, in one savepoint of the caller's transaction (which holds the write lock, so nothing moves
+   * the head meanwhile). The main thread only names the tenant and lends its audit key: it neither reads the events
+   * back nor hashes them. Returns how many were placed.
+   */
+  chainPending(tenantId: string, key: Uint8Array, limit: number): number {
+    const events = (this.unchainedOf.all(tenantId, limit) as AuditEventRow[]).map(toAuditEvent);
+    if (events.length === 0) return 0;
+    const head = this.head(tenantId);
+    return this.chain(tenantId, head, chainAfter(key, head, events)) ? events.length : 0;
   }
 
   /**

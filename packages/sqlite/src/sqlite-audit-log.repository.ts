@@ -1,58 +1,17 @@
 import type { Database, Statement } from 'better-sqlite3';
 import {
-  type AuditActorType,
-  type AuditEntityType,
   type AuditEvent,
   type AuditLogFilter,
   type AuditLogRepository,
-  type AuditOutcome,
   type ChainAnchor,
   type ChainedAuditEvent,
   type Page,
   type PageRequest,
 } from '@svc/core';
 import { AuditChainWrites } from './audit-chain-writes';
+import { type AuditEventRow, toAuditEvent, toChained } from './audit-event-rows';
 import { selectPage } from './rows';
 import type { TokenWriter } from './write-queue';
-
-interface AuditEventRow {
-  tenant_id: string;
-  id: string;
-  actor_id: string;
-  actor_type: AuditActorType;
-  entity_type: AuditEntityType;
-  entity_id: string | null;
-  operation: string;
-  outcome: AuditOutcome;
-  message: string;
-  trace_id: string | null;
-  created_at: number;
-  chain_seq: number | null;
-  prev_hash: string | null;
-  hash: string | null;
-}
-
-/** An event as stored; optional fields stored NULL are absent, as `AuditEffects` builds them. */
-const toAuditEvent = (row: AuditEventRow): AuditEvent => ({
-  id: row.id,
-  tenantId: row.tenant_id,
-  actorId: row.actor_id,
-  actorType: row.actor_type,
-  entityType: row.entity_type,
-  ...(row.entity_id !== null ? { entityId: row.entity_id } : {}),
-  operation: row.operation,
-  outcome: row.outcome,
-  message: row.message,
-  ...(row.trace_id !== null ? { traceId: row.trace_id } : {}),
-  createdAt: new Date(row.created_at),
-});
-
-const toChained = (row: AuditEventRow): ChainedAuditEvent => ({
-  ...toAuditEvent(row),
-  chainSeq: row.chain_seq!,
-  prevHash: row.prev_hash!,
-  hash: row.hash!,
-});
 
 /**
  * The audit log (ADR 4). Events of writes arrive with the writes (EffectWrites, on whichever connection ran the
@@ -155,6 +114,10 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
       }
     });
     return (await this.writer.run({ op: 'chainEvents', tenantId, head, chained })) as boolean;
+  }
+
+  async chainPending(tenantId: string, key: Uint8Array, limit: number): Promise<number> {
+    return (await this.writer.run({ op: 'chainPending', tenantId, key, limit })) as number;
   }
 
   async chained(tenantId: string, afterSeq: number, limit: number): Promise<ChainedAuditEvent[]> {

@@ -50,7 +50,9 @@ export type TokenWrite =
   /** Audit events of no write (reads, refusals), as the recorder flushes them. */
   | { readonly op: 'appendEvents'; readonly events: readonly AuditEvent[] }
   /** The chainer's compare-and-set on a tenant's chain head (see AuditChainWrites); true when applied. */
-  | { readonly op: 'chainEvents'; readonly tenantId: string; readonly head: ChainAnchor; readonly chained: readonly ChainedAuditEvent[] };
+  | { readonly op: 'chainEvents'; readonly tenantId: string; readonly head: ChainAnchor; readonly chained: readonly ChainedAuditEvent[] }
+  /** The chainer's whole step on the writer: read the unchained events, hash them after the head, place them. */
+  | { readonly op: 'chainPending'; readonly tenantId: string; readonly key: Uint8Array; readonly limit: number };
 
 /** Thrown inside a savepoint to undo it; never leaves TokenWrites. */
 const ROLL_BACK = Symbol('roll back');
@@ -128,6 +130,8 @@ export class TokenWrites {
         return this.effects.write({ events: write.events, messages: [] });
       case 'chainEvents':
         return this.chains.chain(write.tenantId, write.head, write.chained);
+      case 'chainPending':
+        return this.chains.chainPending(write.tenantId, write.key, write.limit);
     }
   }
 

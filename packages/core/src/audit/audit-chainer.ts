@@ -35,15 +35,23 @@ export class ChainAuditEvents {
     let placed = 0;
     const key = (await this.deps.keyring.forTenant(tenantId)).auditKey();
     for (;;) {
-      const events = await this.deps.auditLog.unchained(tenantId, EVENTS_PER_CHAIN);
-      if (events.length === 0) break;
-      const head = await this.deps.auditLog.chainHead(tenantId);
-      if (!(await this.deps.auditLog.chain(tenantId, head, chainAfter(key, head, events)))) break;
-      placed += events.length;
-      if (events.length < EVENTS_PER_CHAIN) break;
+      const count = await this.deps.auditLog.chainPending(tenantId, key, EVENTS_PER_CHAIN);
+      placed += count;
+      if (count < EVENTS_PER_CHAIN) break;
     }
     return placed;
   }
+}
+
+/**
+ * `AuditLogRepository.chainPending` through the port's other methods: read the unchained events and the head, hash,
+ * then compare-and-set. For stores whose `chain` is already atomic against the head (memory, MongoDB).
+ */
+export async function chainPendingThrough(log: AuditLogRepository, tenantId: string, key: Uint8Array, limit: number): Promise<number> {
+  const events = await log.unchained(tenantId, limit);
+  if (events.length === 0) return 0;
+  const head = await log.chainHead(tenantId);
+  return (await log.chain(tenantId, head, chainAfter(key, head, events))) ? events.length : 0;
 }
 
 /** Events chained later than this after their creation mean the chainer stalled or rows came from elsewhere. */

@@ -41,6 +41,13 @@ export interface AuditLogRepository {
    * applied.
    */
   chain(tenantId: string, head: ChainAnchor, chained: readonly ChainedAuditEvent[]): Promise<boolean>;
+  /**
+   * The chainer's step (ADR 4): places up to `limit` of the tenant's unchained events, oldest first, after its head,
+   * hashed with `key` as `chainAfter` does, in one atomic step (the head read and the places written together, so a
+   * concurrent chainer cannot interleave). Returns how many were placed; 0 when there were none or another chainer
+   * moved the head first. A store may do the hashing where the rows are (SQLite: on its writer thread).
+   */
+  chainPending(tenantId: string, key: Uint8Array, limit: number): Promise<number>;
   /** Up to `limit` of a tenant's chained events with `chainSeq` > `afterSeq`, in `chainSeq` order, exactly as stored. */
   chained(tenantId: string, afterSeq: number, limit: number): Promise<ChainedAuditEvent[]>;
   /** Where the tenant's kept chain starts: the last event `prune` removed, else CHAIN_START. */

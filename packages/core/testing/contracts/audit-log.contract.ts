@@ -122,6 +122,28 @@ export function describeAuditLogContract(open: () => Promise<Store>): void {
       expect(await log().chainHead(T1)).toEqual(head);
     });
 
+    it('places pending events in one step: oldest first after the head, each once under concurrent chainers', async () => {
+      const events = Array.from({ length: 30 }, (_, i) => anAuditEvent({ at: 100 - i }));
+      await log().append(events);
+      const counts = await Promise.all([log().chainPending(T1, KEY, 10), log().chainPending(T1, KEY, 10), log().chainPending(T1, KEY, 10)]);
+      let total = counts.reduce((a, b) => a + b, 0);
+      while (total < 30) {
+        const placed = await log().chainPending(T1, KEY, 10);
+        expect(placed).toBeGreaterThan(0);
+        total += placed;
+      }
+      expect(total).toBe(30);
+      expect(await log().chainPending(T1, KEY, 10)).toBe(0);
+      const stored = await log().chained(T1, 0, 100);
+      expect(stored.map((e) => e.chainSeq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+      expect(new Set(stored.map((e) => e.id)).size).toBe(30);
+      // Oldest first: the first ten placed are the ten oldest.
+      expect(stored.slice(0, 10).map((e) => e.id).sort()).toEqual([...events].slice(20).map((e) => e.id).sort());
+      expect(verifyAuditChain(KEY, CHAIN_START, stored)).toMatchObject({ ok: true, checked: 30 });
+      expect(await log().chainHead(T1)).toEqual({ chainSeq: 30, hash: stored[29]!.hash });
+      expect(await log().unchainedTenants(10)).toEqual([]);
+    });
+
     it('keeps chains per tenant', async () => {
       const [a, b] = [anAuditEvent(), anAuditEvent({ tenantId: T2 })];
       await log().append([a, b]);
