@@ -206,7 +206,12 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       onError: (error, lost) => logger.error('audit events lost: the store refused a batch', { events: lost, error: error instanceof Error ? error.name : 'unknown' }),
     });
   }));
-  c.register(TOKENS.Audit, single((d) => new Audit(d.resolve<AuditRecorder>(TOKENS.AuditRecorder), d.resolve<IdGenerator>(TOKENS.Ids))));
+  c.register(TOKENS.Audit, single((d) => {
+    // A store that chains as it writes gets the tenants' audit keys (derived from their data keys, in the keyring).
+    const keyring = d.resolve<Keyring>(TOKENS.Keyring);
+    store.auditLog.useChainKeys?.(async (tenantId) => (await keyring.forTenant(tenantId)).auditKey());
+    return new Audit(d.resolve<AuditRecorder>(TOKENS.AuditRecorder), d.resolve<IdGenerator>(TOKENS.Ids));
+  }));
   c.register(TOKENS.AuditLogUseCases, single<AuditLogUseCases>((d) => {
     const recorder = d.resolve<AuditRecorder>(TOKENS.AuditRecorder);
     const keyring = d.resolve<Keyring>(TOKENS.Keyring);

@@ -47,6 +47,11 @@ export class AuditChainWrites {
     return (this.anchorOf.get(tenantId) as ChainAnchor | undefined) ?? CHAIN_START;
   }
 
+  /** Moves the tenant's recorded head; the caller runs it in the transaction that placed the events. */
+  setHead(tenantId: string, head: ChainAnchor): void {
+    this.moveHead.run(tenantId, head.chainSeq, head.hash);
+  }
+
   /**
    * The chainer's step where the rows are: up to `limit` unchained events of the tenant, oldest first, hashed after
    * its head and placed, in one savepoint of the caller's transaction (which holds the write lock, so nothing moves

@@ -11,6 +11,7 @@ import {
   Keyring,
   type StoredToken,
   VerifyAuditLog,
+  verifyAuditChain,
   type Webhook,
   type WriteEffects,
 } from '@svc/core';
@@ -265,5 +266,51 @@ describe('the recorded chain head (migration 16)', () => {
     expect(await store.auditLog.prune(new Date(NOW.getTime() + 1_000), 100)).toBe(2);
     expect(await store.auditLog.chainHead(T1)).toEqual(head);
     await store.close();
+  });
+});
+
+describe('chaining as events are written', () => {
+  const KEY = new Uint8Array(32).fill(9);
+  const eventOf = (i: number) => audit.event(actor, { entityType: 'token', entityId: `t-${i}`, operation: 'read', message: 'Token read' }, new Date(NOW.getTime() + i));
+
+  it.each([
+    ['the writer thread', true],
+    ['this thread', false],
+  ])('on %s, places the events of token writes and appends at once, after any the chainer placed, and they verify', async (_, writerThread) => {
+    const store = openSqliteStore({ file: join(dir, `inline-${++n}.db`), writerThread });
+    try {
+      // Before the store has keys, events wait for the chainer.
+      await store.auditLog.append([eventOf(1)]);
+      expect(await store.auditLog.unchained(T1, 10)).toHaveLength(1);
+      store.auditLog.useChainKeys((tenantId) => Promise.resolve(tenantId === T1 ? KEY : new Uint8Array(32)));
+      const token = aStoredToken().inTenant(T1).build();
+      await store.tokens.create(token, { deduplicate: false, now: NOW, effects: created(token) });
+      await store.auditLog.append([eventOf(2), eventOf(3)]);
+      // The create's event and the appended ones are chained already; the one from before the keys is not.
+      expect((await store.auditLog.unchained(T1, 10)).map((e) => e.entityId)).toEqual(['t-1']);
+      expect(await store.auditLog.chainPending(T1, KEY, 10)).toBe(1);
+      const chained = await store.auditLog.chained(T1, 0, 10);
+      expect(chained.map((e) => e.chainSeq)).toEqual([1, 2, 3, 4]);
+      expect(chained.at(-1)!.entityId).toBe('t-1');
+      expect(await store.auditLog.chainHead(T1)).toEqual({ chainSeq: 4, hash: chained[3]!.hash });
+      expect(verifyAuditChain(KEY, CHAIN_START, chained)).toMatchObject({ ok: true, checked: 4 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('stores nothing of a write refused for a taken id, chain head included', async () => {
+    const store = openSqliteStore({ file: join(dir, `inline-${++n}.db`) });
+    try {
+      store.auditLog.useChainKeys(() => Promise.resolve(KEY));
+      const token = aStoredToken().inTenant(T1).build();
+      await store.tokens.create(token, { deduplicate: false, now: NOW, effects: created(token) });
+      const head = await store.auditLog.chainHead(T1);
+      expect(await store.tokens.create(token, { deduplicate: false, now: NOW, effects: created(token) })).toEqual({ status: 'duplicate_id' });
+      expect(await store.auditLog.chainHead(T1)).toEqual(head);
+      expect(await store.auditLog.chained(T1, 0, 10)).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
   });
 });

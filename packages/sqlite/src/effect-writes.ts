@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { type AuditEvent, hasEffects, type WriteEffects } from '@svc/core';
+import { type AuditEvent, chainAfter, hasEffects, type WriteEffects } from '@svc/core';
+import { AuditChainWrites } from './audit-chain-writes';
 import { nul } from './rows';
 
 /** `happened` for writes that answer true when they changed something. */
@@ -29,12 +30,21 @@ export const toAuditEventRow = (e: AuditEvent) => ({
  */
 export class EffectWrites {
   private readonly insertEvent: Statement;
+  private readonly insertChained: Statement;
   private readonly fanOut: Statement;
+  private readonly chains: AuditChainWrites;
+  /** Tenants' audit keys this connection was given (see AuditKeyCourier): their events are chained as inserted. */
+  private readonly keys = new Map<string, Uint8Array>();
 
   constructor(private readonly db: Database) {
     this.insertEvent = db.prepare(`INSERT INTO audit_events (tenant_id, id, actor_id, actor_type, entity_type, entity_id,
       operation, outcome, message, trace_id, created_at) VALUES (@tenant_id, @id, @actor_id, @actor_type, @entity_type,
       @entity_id, @operation, @outcome, @message, @trace_id, @created_at)`);
+    this.insertChained = db.prepare(`INSERT INTO audit_events (tenant_id, id, actor_id, actor_type, entity_type, entity_id,
+      operation, outcome, message, trace_id, created_at, chain_seq, prev_hash, hash) VALUES (@tenant_id, @id, @actor_id,
+      @actor_type, @entity_type, @entity_id, @operation, @outcome, @message, @trace_id, @created_at, @chain_seq,
+      @prev_hash, @hash)`);
+    this.chains = new AuditChainWrites(db);
     this.fanOut = db.prepare(`INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event_type, event, status,
       attempts, next_attempt_at, lease_until, created_at)
       SELECT w.tenant_id, w.id, @event_id, @event_type, @event, 'pending', '[]', @created_at, NULL, @created_at
@@ -45,9 +55,43 @@ export class EffectWrites {
   /** Stores `effects`; the caller runs this inside the transaction of the change, and only when the change happened. */
   write(effects: WriteEffects | undefined): void {
     if (!effects) return;
-    for (const event of effects.events) this.insertEvent.run(toAuditEventRow(event));
+    this.insertEvents(effects.events);
     for (const m of effects.messages) {
       this.fanOut.run({ tenant_id: m.tenantId, event_id: m.id, event_type: m.type, event: m.event, created_at: m.createdAt.getTime() });
+    }
+  }
+
+  /** Keys this connection may chain with from now on. */
+  learnKeys(keys: Readonly<Record<string, Uint8Array>>): void {
+    for (const [tenantId, key] of Object.entries(keys)) this.keys.set(tenantId, key);
+  }
+
+  /**
+   * Inserts events; those of a tenant whose key this connection holds are chained as they go in (after the head, in
+   * the caller's transaction, which holds the write lock), the others are left for the chainer.
+   */
+  private insertEvents(events: readonly AuditEvent[]): void {
+    if (events.length === 0) return;
+    if (this.keys.size === 0) {
+      for (const event of events) this.insertEvent.run(toAuditEventRow(event));
+      return;
+    }
+    const byTenant = new Map<string, AuditEvent[]>();
+    for (const event of events) {
+      const list = byTenant.get(event.tenantId);
+      if (list) list.push(event);
+      else byTenant.set(event.tenantId, [event]);
+    }
+    for (const [tenantId, list] of byTenant) {
+      const key = this.keys.get(tenantId);
+      if (!key) {
+        for (const event of list) this.insertEvent.run(toAuditEventRow(event));
+        continue;
+      }
+      const chained = chainAfter(key, this.chains.head(tenantId), list);
+      for (const e of chained) this.insertChained.run({ ...toAuditEventRow(e), chain_seq: e.chainSeq, prev_hash: e.prevHash, hash: e.hash });
+      const last = chained[chained.length - 1]!;
+      this.chains.setHead(tenantId, { chainSeq: last.chainSeq, hash: last.hash });
     }
   }
 

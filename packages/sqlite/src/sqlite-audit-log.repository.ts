@@ -1,3 +1,4 @@
+import { AuditKeyCourier } from './audit-key-courier';
 import type { Database, Statement } from 'better-sqlite3';
 import {
   type AuditEvent,
@@ -39,6 +40,7 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
   constructor(
     private readonly db: Database,
     private readonly writer: TokenWriter,
+    private readonly courier = new AuditKeyCourier(),
   ) {
     this.chains = new AuditChainWrites(db);
     this.unchainedOf = db.prepare(`SELECT * FROM audit_events WHERE tenant_id = ? AND chain_seq IS NULL
@@ -66,7 +68,9 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
   }
 
   async append(events: readonly AuditEvent[]): Promise<void> {
-    if (events.length > 0) await this.writer.run({ op: 'appendEvents', events });
+    if (events.length === 0) return;
+    const auditKeys = await this.courier.keysFor(new Set(events.map((e) => e.tenantId)));
+    await this.writer.run({ op: 'appendEvents', events, ...(auditKeys ? { auditKeys } : {}) });
   }
 
   async list(tenantId: string, filter: AuditLogFilter, page: PageRequest): Promise<Page<AuditEvent>> {
@@ -114,6 +118,11 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
       }
     });
     return (await this.writer.run({ op: 'chainEvents', tenantId, head, chained })) as boolean;
+  }
+
+  /** Lets the writer chain events as it inserts them (see AuditKeyCourier). */
+  useChainKeys(keys: (tenantId: string) => Promise<Uint8Array>): void {
+    this.courier.use(keys);
   }
 
   async chainPending(tenantId: string, key: Uint8Array, limit: number): Promise<number> {

@@ -10,6 +10,7 @@ import { Checkpointer, checkpointScript, WRITER_AUTOCHECKPOINT_PAGES } from './c
 import { SqliteApplicationRepository } from './sqlite-application.repository';
 import { SqliteDataKeyRepository } from './sqlite-data-key.repository';
 import { SqliteTokenRepository } from './sqlite-token.repository';
+import { AuditKeyCourier } from './audit-key-courier';
 import { SqliteSessionRepository } from './sqlite-session.repository';
 import { SqliteInvitationRepository } from './sqlite-invitation.repository';
 import { SqliteTokenIntentRepository } from './sqlite-token-intent.repository';
@@ -80,14 +81,15 @@ export class SqliteStore implements Store {
     this.applications = new SqliteApplicationRepository(db, effects);
     this.system = new SqliteSystemRepository(db);
     this.dataKeys = new SqliteDataKeyRepository(db);
-    this.tokens = new SqliteTokenRepository(db, writer, broadLeafThreshold, readers);
+    const courier = new AuditKeyCourier();
+    this.tokens = new SqliteTokenRepository(db, writer, broadLeafThreshold, readers, courier);
     this.sessions = new SqliteSessionRepository(db, effects);
     this.invitations = new SqliteInvitationRepository(db, effects);
     this.tokenIntents = new SqliteTokenIntentRepository(db, effects);
     this.idempotency = new SqliteIdempotencyRepository(db);
     this.webhooks = new SqliteWebhookRepository(db, effects);
     this.webhookDeliveries = new SqliteWebhookDeliveryRepository(db);
-    this.auditLog = new SqliteAuditLogRepository(db, writer);
+    this.auditLog = new SqliteAuditLogRepository(db, writer, courier);
   }
 
   /** Stops the threads, then closes the connection and, last, releases the claim, even when a thread fails to stop. */

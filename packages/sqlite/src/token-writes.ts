@@ -31,7 +31,8 @@ export interface ExpiredToken {
  * inside tokens and effects arrive as Dates). `effects` are stored in the write's savepoint when the write changed
  * something, never on a duplicate id, a deduplication, a conflict or a delete of nothing.
  */
-export type TokenWrite =
+/** Any write may bring tenants' audit keys the connection has not had yet (see AuditKeyCourier). */
+export type TokenWrite = { readonly auditKeys?: Readonly<Record<string, Uint8Array>> | undefined } & (
   | { readonly op: 'create'; readonly token: StoredToken; readonly deduplicate: boolean; readonly now: number; readonly effects?: WriteEffects | undefined }
   | { readonly op: 'createMany'; readonly tokens: readonly TokenToCreate[]; readonly now: number }
   | { readonly op: 'update'; readonly token: StoredToken; readonly now: number; readonly effects?: WriteEffects | undefined }
@@ -52,7 +53,8 @@ export type TokenWrite =
   /** The chainer's compare-and-set on a tenant's chain head (see AuditChainWrites); true when applied. */
   | { readonly op: 'chainEvents'; readonly tenantId: string; readonly head: ChainAnchor; readonly chained: readonly ChainedAuditEvent[] }
   /** The chainer's whole step on the writer: read the unchained events, hash them after the head, place them. */
-  | { readonly op: 'chainPending'; readonly tenantId: string; readonly key: Uint8Array; readonly limit: number };
+  | { readonly op: 'chainPending'; readonly tenantId: string; readonly key: Uint8Array; readonly limit: number }
+);
 
 /** Thrown inside a savepoint to undo it; never leaves TokenWrites. */
 const ROLL_BACK = Symbol('roll back');
@@ -110,6 +112,7 @@ export class TokenWrites {
   }
 
   apply(write: TokenWrite): unknown {
+    if (write.auditKeys) this.effects.learnKeys(write.auditKeys);
     switch (write.op) {
       case 'create':
         return this.create(write.token, write.deduplicate, write.now, write.effects);

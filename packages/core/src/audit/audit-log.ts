@@ -48,6 +48,11 @@ export interface AuditLogRepository {
    * moved the head first. A store may do the hashing where the rows are (SQLite: on its writer thread).
    */
   chainPending(tenantId: string, key: Uint8Array, limit: number): Promise<number>;
+  /**
+   * Optional: a store that can chain events as it writes them (SQLite) takes the tenants' audit keys from here; its
+   * events are then placed in the write's own transaction and the chainer finds little left to do.
+   */
+  useChainKeys?(keys: (tenantId: string) => Promise<Uint8Array>): void;
   /** Up to `limit` of a tenant's chained events with `chainSeq` > `afterSeq`, in `chainSeq` order, exactly as stored. */
   chained(tenantId: string, afterSeq: number, limit: number): Promise<ChainedAuditEvent[]>;
   /** Where the tenant's kept chain starts: the last event `prune` removed, else CHAIN_START. */
