@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Actor, Authenticate, CreateApplicationKey, CryptoRandomSource, DeleteApplicationKey, SystemClock, UuidGenerator } from '@svc/core';
 import { openSqliteStore, type SqliteStore } from '@svc/sqlite';
-import { BIN, killServed, type Served, serveBin } from './served-bin';
+import { BIN, bannerKey, killServed, type Served, serveBin } from './served-bin';
 
-const bannerKey = (output: string): string => /management key \(shown once, store it now\): (\S+)/.exec(output)![1]!;
 
 /**
  * Two processes on one SQLite file: `svc serve`, and this test process with the file open as `svc tenants create`

@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { Agent, createServer, request, type Server } from 'node:http';
+import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, killServed, type Served, serveBin } from './served-bin';
+import { BIN, bannerKey, killServed, send, type Served, serveBin } from './served-bin';
 
 /**
  * ADR 4 under a crash: `svc serve` on SQLite is killed with SIGKILL in the middle of a token write load. Every token a
@@ -12,26 +12,8 @@ import { BIN, killServed, type Served, serveBin } from './served-bin';
  * pending to the receiver, at least once.
  */
 
-interface Reply {
-  readonly status: number;
-  readonly body: string;
-}
 
-function send(url: string, agent: Agent | false, method: string, path: string, key: string, body?: unknown): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, agent, headers: { 'SVC-API-KEY': key, 'Content-Type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('error', reject);
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
 
-const bannerKey = (output: string): string => /management key \(shown once, store it now\): (\S+)/.exec(output)![1]!;
 
 /** A webhook receiver answering 200, keeping the token id of every token.created it was sent. */
 async function receiver(): Promise<{ server: Server; port: number; tokenIds: Set<string>; posts: () => number }> {

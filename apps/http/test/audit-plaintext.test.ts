@@ -128,7 +128,7 @@ describe('no plaintext, key or secret in the audit log or the outbox', () => {
     // Case and spacing changed: a search value is lower-cased before it is blinded.
     for (const secret of secrets) expect([secret, text.toLowerCase().includes(secret.toLowerCase())]).toEqual([secret, false]);
 
-    const deliveries: WebhookDelivery[] = (await h.store.webhookDeliveries.list(h.tenant.tenant.id, hook.id, { page: 1, size: 100 })).items;
+    const deliveries: readonly WebhookDelivery[] = (await h.store.webhookDeliveries.list(h.tenant.tenant.id, hook.id, { page: 1, size: 100 })).items;
     expect(deliveries.length).toBeGreaterThanOrEqual(bodies.length);
     const outbox = JSON.stringify(deliveries);
     for (const secret of secrets) expect([secret, outbox.includes(secret)]).toEqual([secret, false]);

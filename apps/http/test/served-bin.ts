@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { type Agent, request } from 'node:http';
 import { join } from 'node:path';
 
 /** The built `svc` command, run as a user runs it (`npm test` builds first). */
@@ -48,3 +49,27 @@ export function serveBin(env: Record<string, string>, startTimeoutMs = 20_000): 
 export function killServed(): void {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
+
+/** A response as the process tests read it. */
+export interface Reply {
+  readonly status: number;
+  readonly body: string;
+}
+
+/** One request to a served `svc`, on `agent` (false: a connection of its own); rejects on a connection error. */
+export function send(url: string, agent: Agent | false, method: string, path: string, key: string, body?: unknown, type = 'application/json'): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, { method, agent, headers: { 'SVC-API-KEY': key, 'Content-Type': type } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('error', reject);
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+/** The management key a first start printed in its banner. */
+export const bannerKey = (output: string): string => /management key \(shown once, store it now\): (\S+)/.exec(output)![1]!;

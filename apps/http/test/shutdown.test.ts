@@ -3,7 +3,7 @@ import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, killServed, type Served, serveBin } from './served-bin';
+import { BIN, bannerKey, killServed, type Served, serveBin } from './served-bin';
 
 /** `svc serve` on `dataDir`, with more of the environment when given. */
 const serve = (dataDir: string, env: Record<string, string> = {}): Promise<Served> => serveBin({ SVC_DATA_DIR: dataDir, ...env }, 15_000);
@@ -45,7 +45,6 @@ function send(url: string, agent: Agent | false, method: string, path: string, k
   });
 }
 
-const bannerKey = (output: string): string => /management key \(shown once, store it now\): (\S+)/.exec(output)![1]!;
 
 async function tokenKey(served: Served): Promise<string> {
   const created = await send(served.url, false, 'POST', '/applications', bannerKey(served.output()), {

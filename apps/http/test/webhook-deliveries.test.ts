@@ -410,17 +410,22 @@ describe('webhook deliveries', () => {
       expect(rx.received).toHaveLength(1);
     });
 
-    it('survives the webhook being deleted while its last attempt before giving up is in flight', async () => {
-      const { id } = await hook(['token.created']);
-      rx.answer = () => ({ status: 500 });
-      await createToken();
+    /** Fails the delivery of `id` attempt after attempt until the next one is its last before giving up (the clock at it). */
+    const untilLastAttempt = async (id: string): Promise<void> => {
       for (;;) {
         await h.deliver();
         const [d] = await deliveries(id);
         const next = Date.parse(d!.next_attempt_at!);
         h.clock.set(new Date(next));
-        if (next + 3_600_000 >= Date.parse('2026-01-02T00:00:00.000Z')) break;
+        if (next + 3_600_000 >= Date.parse('2026-01-02T00:00:00.000Z')) return;
       }
+    };
+
+    it('survives the webhook being deleted while its last attempt before giving up is in flight', async () => {
+      const { id } = await hook(['token.created']);
+      rx.answer = () => ({ status: 500 });
+      await createToken();
+      await untilLastAttempt(id);
       rx.answer = () => 'hang';
       const sent = rx.received.length;
       const run = h.deliver();
@@ -436,13 +441,7 @@ describe('webhook deliveries', () => {
       const { id } = await hook(['token.created']);
       rx.answer = () => ({ status: 500 });
       await createToken();
-      for (;;) {
-        await h.deliver();
-        const [d] = await deliveries(id);
-        const next = Date.parse(d!.next_attempt_at!);
-        h.clock.set(new Date(next));
-        if (next + 3_600_000 >= Date.parse('2026-01-02T00:00:00.000Z')) break;
-      }
+      await untilLastAttempt(id);
       rx.answer = () => 'hang';
       const sent = rx.received.length;
       const run = h.deliver();

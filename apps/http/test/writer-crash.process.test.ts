@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, killServed, type Served, serveBin } from './served-bin';
+import { BIN, bannerKey, killServed, type Reply, send, type Served, serveBin } from './served-bin';
 
 /**
  * `svc serve` killed with SIGKILL in the middle of a write load, then started again: every token a client was answered
@@ -11,26 +11,8 @@ import { BIN, killServed, type Served, serveBin } from './served-bin';
  * delete must land in order and be seen at once by the next read (a GET, or a search on a reader thread).
  */
 
-interface Reply {
-  readonly status: number;
-  readonly body: string;
-}
 
-function send(url: string, agent: Agent | false, method: string, path: string, key: string, body?: unknown, type = 'application/json'): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, agent, headers: { 'SVC-API-KEY': key, 'Content-Type': type } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('error', reject);
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
 
-const bannerKey = (output: string): string => /management key \(shown once, store it now\): (\S+)/.exec(output)![1]!;
 
 /**
  * What a token of the ordering clients must look like after the crash: each step acknowledged moves it on (created
