@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WEBHOOK_EVENT_TYPES } from '@svc/core';
+import { type DeliveryRun, WEBHOOK_EVENT_TYPES } from '@svc/core';
 import request from 'supertest';
 import { as, harness, type Harness } from './harness';
 
@@ -421,7 +421,8 @@ describe('webhook deliveries', () => {
       }
     };
 
-    it('survives the webhook being deleted while its last attempt before giving up is in flight', async () => {
+    /** A webhook whose receiver fails, its delivery's last attempt before giving up sent and held by the receiver. */
+    const lastAttemptInFlight = async (): Promise<{ id: string; run: Promise<DeliveryRun> }> => {
       const { id } = await hook(['token.created']);
       rx.answer = () => ({ status: 500 });
       await createToken();
@@ -430,6 +431,11 @@ describe('webhook deliveries', () => {
       const sent = rx.received.length;
       const run = h.deliver();
       await rx.waitFor(sent + 1);
+      return { id, run };
+    };
+
+    it('survives the webhook being deleted while its last attempt before giving up is in flight', async () => {
+      const { id, run } = await lastAttemptInFlight();
       await api.delete(`/webhooks/${id}`).expect(204);
       rx.release(500);
       await expect(run).resolves.toEqual({ attempted: 1, delivered: 0 });
@@ -438,14 +444,7 @@ describe('webhook deliveries', () => {
     });
 
     it('keeps a change made while the last attempt was in flight when it disables the webhook', async () => {
-      const { id } = await hook(['token.created']);
-      rx.answer = () => ({ status: 500 });
-      await createToken();
-      await untilLastAttempt(id);
-      rx.answer = () => 'hang';
-      const sent = rx.received.length;
-      const run = h.deliver();
-      await rx.waitFor(sent + 1);
+      const { id, run } = await lastAttemptInFlight();
       await api.put(`/webhooks/${id}`).send({ name: 'Renamed meanwhile', url: `${rx.url}/v2`, events: ['token.created', 'token.deleted'] }).expect(200);
       rx.release(500);
       await run;
