@@ -33,6 +33,17 @@ async function everyEvent(h: Harness): Promise<AuditEvent[]> {
  * A full HTTP run over every kind of secret svc handles, then a scan of every audit event and every webhook delivery
  * for any of them (beyond.md §5: events never carry token data, keys, nonces or invitation secrets; ADR 4 §6).
  */
+/**
+ * Whether `text` holds `secret`. A value shorter than 8 characters (a cvc, a last four) counts only standing alone:
+ * four digits turn up by chance inside the ids, hashes and trace ids the events rightly hold (this scan once failed on
+ * a cvc found in a UUID), while a leak of one (`cvc 7391`, `"7391"`) stands apart from letters, digits and dashes.
+ */
+function holds(text: string, secret: string): boolean {
+  if (secret.length >= 8) return text.includes(secret);
+  const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9_-])${escaped}(?![A-Za-z0-9_-])`).test(text);
+}
+
 describe('no plaintext, key or secret in the audit log or the outbox', () => {
   let h: Harness;
 
@@ -124,16 +135,16 @@ describe('no plaintext, key or secret in the audit log or the outbox', () => {
     expect(events.filter((e) => e.operation === 'search' && e.outcome === 'success').map((e) => e.message)).toEqual(
       expect.arrayContaining([expect.stringContaining('data:***'), expect.stringMatching(/data:\*\*\*.*data:\*\*\*.*data:\*\*\*/)]),
     );
-    for (const secret of secrets) expect([secret, text.includes(secret)]).toEqual([secret, false]);
+    for (const secret of secrets) expect([secret, holds(text, secret)]).toEqual([secret, false]);
     // Case and spacing changed: a search value is lower-cased before it is blinded.
-    for (const secret of secrets) expect([secret, text.toLowerCase().includes(secret.toLowerCase())]).toEqual([secret, false]);
+    for (const secret of secrets) expect([secret, holds(text.toLowerCase(), secret.toLowerCase())]).toEqual([secret, false]);
 
     const deliveries: readonly WebhookDelivery[] = (await h.store.webhookDeliveries.list(h.tenant.tenant.id, hook.id, { page: 1, size: 100 })).items;
     expect(deliveries.length).toBeGreaterThanOrEqual(bodies.length);
     const outbox = JSON.stringify(deliveries);
-    for (const secret of secrets) expect([secret, outbox.includes(secret)]).toEqual([secret, false]);
+    for (const secret of secrets) expect([secret, holds(outbox, secret)]).toEqual([secret, false]);
     // Nor in the request log.
     const log = h.logLines.join('\n');
-    for (const secret of secrets) expect([secret, log.includes(secret)]).toEqual([secret, false]);
+    for (const secret of secrets) expect([secret, holds(log, secret)]).toEqual([secret, false]);
   });
 });
