@@ -8,7 +8,7 @@ export function authenticate(useCase: Authenticate, audit?: EdgeAudit): RequestH
     audit?.entering(req, res);
     const key = req.get('svc-api-key') ?? req.get('bt-api-key');
     // The trace id rides on the actor into every audit event and webhook event the request causes.
-    const actor: Actor = { ...(await useCase.execute(key?.trim())), traceId: res.locals.traceId as string | undefined };
+    const actor = await useCase.execute(key?.trim(), res.locals.traceId as string | undefined);
     res.locals.actor = actor;
     audit?.authenticated(req, res, actor);
     next();

@@ -46,17 +46,18 @@ export class AuditEffects {
   constructor(private readonly ids: IdGenerator = new TimeOrderedUuidGenerator()) {}
 
   event(actor: AuditActor, fact: AuditFact, at: Date): AuditEvent {
+    // One literal of one shape (absent fields undefined), no spreads: this runs for every read a caller makes.
     return {
       id: this.ids.next(),
       tenantId: actor.tenantId,
       actorId: actor.id,
       actorType: actor.type,
       entityType: fact.entityType,
-      ...(fact.entityId !== undefined ? { entityId: fact.entityId } : {}),
+      entityId: fact.entityId,
       operation: fact.operation,
       outcome: fact.outcome ?? 'success',
       message: fact.message,
-      ...(actor.traceId !== undefined ? { traceId: actor.traceId } : {}),
+      traceId: actor.traceId,
       createdAt: at,
     };
   }

@@ -21,9 +21,10 @@ const SESSION_KEY_PREFIX = 'key_ses_';
 export class Authenticate {
   constructor(private readonly deps: AuthenticateDeps) {}
 
-  async execute(key: string | undefined): Promise<Actor> {
+  /** `traceId`: the request's, carried on the actor into the events it causes. */
+  async execute(key: string | undefined, traceId?: string): Promise<Actor> {
     if (!key) throw new UnauthenticatedError();
-    if (key.startsWith(SESSION_KEY_PREFIX)) return this.session(key);
+    if (key.startsWith(SESSION_KEY_PREFIX)) return this.session(key, traceId);
     const application = await this.deps.applications.findByKeyHash(hashKey(key));
     if (!application || isApplicationExpired(application, this.deps.clock.now())) {
       throw new UnauthenticatedError('The API key is invalid or expired.');
@@ -36,11 +37,12 @@ export class Authenticate {
       permissions: application.permissions,
       rules: application.rules,
       authorized: true,
+      traceId,
     };
   }
 
   /** A session acts for its public application, which must still exist; before authorization it may do nothing. */
-  private async session(key: string): Promise<Actor> {
+  private async session(key: string, traceId: string | undefined): Promise<Actor> {
     const now = this.deps.clock.now();
     const session = await this.deps.sessions.findByKeyHash(hashKey(key));
     const application = session && (await this.deps.applications.findById(session.tenantId, session.applicationId));
@@ -56,6 +58,7 @@ export class Authenticate {
       permissions: session.permissions,
       rules: session.rules,
       authorized: session.authorizedAt !== undefined,
+      traceId,
     };
   }
 }
