@@ -314,3 +314,28 @@ describe('chaining as events are written', () => {
     }
   });
 });
+
+describe('deliveries leased by a process that died', () => {
+  it('are due again as soon as the file is claimed by the next `svc serve`, not after their lease', async () => {
+    const file = join(dir, `leases-${++n}.db`);
+    const first = openSqliteStore({ file, exclusive: true });
+    const w = hook();
+    await first.webhooks.create(w, 50);
+    const token = aStoredToken().inTenant(T1).build();
+    await first.tokens.create(token, { deduplicate: false, now: NOW, effects: created(token) });
+    expect(await first.webhookDeliveries.leaseDue(NOW, new Date(NOW.getTime() + 60_000), 10)).toHaveLength(1);
+    await first.close();
+
+    // Opened without the claim (another command beside a running server), leases stand.
+    const beside = openSqliteStore({ file });
+    expect(await beside.webhookDeliveries.leaseDue(NOW, new Date(NOW.getTime() + 60_000), 10)).toEqual([]);
+    await beside.close();
+
+    const next = openSqliteStore({ file, exclusive: true });
+    try {
+      expect(await next.webhookDeliveries.leaseDue(NOW, new Date(NOW.getTime() + 60_000), 10)).toHaveLength(1);
+    } finally {
+      await next.close();
+    }
+  });
+});

@@ -111,6 +111,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   try {
     db = openConnection(options.file, { memoryMap: false });
     migrate(db);
+    // The file is this process's alone: a delivery still leased was leased by a process that died (a crash), and is
+    // due again now rather than when its lease would have run out.
+    if (claim) db.prepare('UPDATE webhook_deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL').run();
     const script = options.writerThread === false ? undefined : workerScript();
     // With a writer thread, checkpoints run on a thread of their own, so commits never wait behind one.
     const checkpoints = script ? checkpointScript() : undefined;
