@@ -12,11 +12,11 @@ import { issueApplicationKey } from './application-key';
 import { validateApplicationInput } from './application-input';
 import type { ApplicationRepository } from './application.repository';
 import type { SessionRepository } from '../sessions/session';
-import { type Audit, NO_AUDIT } from '../audit/audit';
-import { applicationHookData, type AuditActor, type AuditFact, systemActor } from '../audit/audit-effects';
+import { type Audit, auditOf } from '../audit/audit';
+import { applicationHookData, type AuditActor, factsAbout, systemActor } from '../audit/audit-effects';
 
 /** An event about an application. */
-export const applicationFact = (id: string, operation: string, message: string): AuditFact => ({ entityType: 'application', entityId: id, operation, message });
+export const applicationFact = factsAbout('application');
 
 export interface CreateApplicationInput {
   readonly name: string;
@@ -75,7 +75,7 @@ export class CreateApplication {
       expiresAt,
     };
     const issued = issueApplicationKey(this.deps, application, createdBy, presetKey);
-    const effects = (this.deps.audit ?? NO_AUDIT).write(by, now, applicationFact(application.id, 'create', 'Application created'), [
+    const effects = auditOf(this.deps).write(by, now, applicationFact(application.id, 'create', 'Application created'), [
       { type: 'application.created', data: applicationHookData(application) },
     ]);
     await this.deps.applications.create(application, issued.key, effects);

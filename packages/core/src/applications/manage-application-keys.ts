@@ -5,7 +5,7 @@ import { type ApplicationKey, type IssuedApplicationKey, issueApplicationKey, MA
 import type { ApplicationDeps } from './create-application';
 import { applicationNotFound, loadApplication } from './load-application';
 import { applicationFact } from './create-application';
-import { NO_AUDIT } from '../audit/audit';
+import { auditOf } from '../audit/audit';
 import { applicationHookData } from '../audit/audit-effects';
 
 /** A key of another application, even of the same tenant, is as absent as an unknown one. */
@@ -22,7 +22,7 @@ export class CreateApplicationKey {
     requirePermission(actor, 'application:update');
     const application = await loadApplication(this.deps, actor, applicationId);
     const issued = issueApplicationKey(this.deps, application, actor.applicationId);
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, issued.key.createdAt, applicationFact(applicationId, 'key.create', `Application key ${issued.key.id} created`), [
+    const effects = auditOf(this.deps).write(actor, issued.key.createdAt, applicationFact(applicationId, 'key.create', `Application key ${issued.key.id} created`), [
       { type: 'application.key.created', data: { ...applicationHookData(application), key_id: issued.key.id } },
     ]);
     const outcome = await this.deps.applications.addKey(issued.key, MAX_APPLICATION_KEYS, effects);
@@ -67,7 +67,7 @@ export class DeleteApplicationKey {
   async execute(actor: Actor, applicationId: string, keyId: string): Promise<void> {
     requirePermission(actor, 'application:update');
     const application = await loadApplication(this.deps, actor, applicationId);
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, this.deps.clock.now(), applicationFact(applicationId, 'key.delete', `Application key ${keyId} deleted`), [
+    const effects = auditOf(this.deps).write(actor, this.deps.clock.now(), applicationFact(applicationId, 'key.delete', `Application key ${keyId} deleted`), [
       { type: 'application.key.deleted', data: { ...applicationHookData(application), key_id: keyId } },
     ]);
     if (!(await this.deps.applications.deleteKey(actor.tenantId, applicationId, keyId, effects))) throw keyNotFound();

@@ -9,7 +9,7 @@ import { validateApplicationInput } from './application-input';
 import { issueApplicationKey } from './application-key';
 import { applicationNotFound as notFound, loadApplication } from './load-application';
 import { type ApplicationDeps, applicationFact } from './create-application';
-import { NO_AUDIT } from '../audit/audit';
+import { auditOf } from '../audit/audit';
 import { applicationHookData } from '../audit/audit-effects';
 import { ValidationError } from '../shared/errors';
 
@@ -19,7 +19,7 @@ export class GetApplication {
   async execute(actor: Actor, id: string): Promise<Application> {
     requirePermission(actor, 'application:read');
     const application = await loadApplication(this.deps, actor, id);
-    (this.deps.audit ?? NO_AUDIT).record(actor, this.deps.clock.now(), applicationFact(id, 'read', 'Application read'));
+    auditOf(this.deps).record(actor, this.deps.clock.now(), applicationFact(id, 'read', 'Application read'));
     return application;
   }
 }
@@ -77,7 +77,7 @@ export class UpdateApplication {
       modifiedBy: actor.applicationId,
       modifiedAt: this.deps.clock.now(),
     };
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, updated.modifiedAt!, applicationFact(id, 'update', 'Application updated'), [
+    const effects = auditOf(this.deps).write(actor, updated.modifiedAt!, applicationFact(id, 'update', 'Application updated'), [
       { type: 'application.updated', data: applicationHookData(updated) },
     ]);
     if (!(await this.deps.applications.update(updated, effects))) throw notFound();
@@ -98,7 +98,7 @@ export class RegenerateApplicationKey {
       modifiedAt: this.deps.clock.now(),
     };
     const issued = issueApplicationKey(this.deps, updated, actor.applicationId);
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, updated.modifiedAt!, applicationFact(id, 'regenerate', 'Application keys replaced by a new key'), [
+    const effects = auditOf(this.deps).write(actor, updated.modifiedAt!, applicationFact(id, 'regenerate', 'Application keys replaced by a new key'), [
       { type: 'application.key.created', data: { ...applicationHookData(updated), key_id: issued.key.id } },
     ]);
     if (!(await this.deps.applications.replaceKeys(updated, issued.key, effects))) throw notFound();
@@ -112,7 +112,7 @@ export class DeleteApplication {
   async execute(actor: Actor, id: string): Promise<void> {
     requirePermission(actor, 'application:delete');
     const application = await loadApplication(this.deps, actor, id);
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, this.deps.clock.now(), applicationFact(id, 'delete', 'Application deleted'), [
+    const effects = auditOf(this.deps).write(actor, this.deps.clock.now(), applicationFact(id, 'delete', 'Application deleted'), [
       { type: 'application.deleted', data: applicationHookData(application) },
     ]);
     if (!(await this.deps.applications.delete(actor.tenantId, id, effects))) throw notFound();

@@ -35,6 +35,11 @@ export interface AuditFact {
   readonly message: string;
 }
 
+/** A maker of facts about one kind of entity, named by id: `webhookFact(id, 'delete', 'Webhook deleted')`. */
+export function factsAbout(entityType: AuditEntityType): (id: string, operation: string, message: string) => AuditFact {
+  return (id, operation, message) => ({ entityType, entityId: id, operation, message });
+}
+
 /** A webhook event to report: its type and the object's own fields (never token data). */
 export interface WebhookFact {
   readonly type: WebhookEventType;

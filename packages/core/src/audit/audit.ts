@@ -41,6 +41,11 @@ export class Audit {
 
 export const NO_AUDIT = new Audit(DISCARDING_TRAIL);
 
+/** The audit a use case was given, or one that records nothing (use cases built for unit tests of other rules). */
+export function auditOf(deps: { readonly audit?: Audit | undefined }): Audit {
+  return deps.audit ?? NO_AUDIT;
+}
+
 function toAuditActor(actor: Actor | AuditActor): AuditActor {
   return 'kind' in actor ? auditActor(actor) : actor;
 }

@@ -1,4 +1,4 @@
-import { NO_AUDIT } from '../audit/audit';
+import { auditOf } from '../audit/audit';
 import { requireTokenPermission, transformFor } from '../access/evaluate-access';
 import type { Transform } from '../access/access-rule';
 import type { Actor } from '../auth/actor';
@@ -96,7 +96,7 @@ export class Detokenize {
       rendered.set(ordinal, read.whole ? render(read.expressions[0]!) : interpolate(text, read, render));
     }
     if (Object.keys(invalid).length > 0) throw new ValidationError(invalid);
-    (this.deps.audit ?? NO_AUDIT).record(
+    auditOf(this.deps).record(
       actor,
       now,
       [...firstPath.keys()].map((id) => ({ entityType: 'token' as const, entityId: id, operation: 'detokenize', message: `Token detokenized (${views.get(id)?.hasData ? 'data shown' : 'data redacted'})` })),

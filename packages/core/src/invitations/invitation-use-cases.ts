@@ -1,5 +1,5 @@
-import { type Audit, NO_AUDIT } from '../audit/audit';
-import { type AuditFact, invitationHookData, memberHookData, systemActor } from '../audit/audit-effects';
+import { type Audit, auditOf } from '../audit/audit';
+import { factsAbout, invitationHookData, memberHookData, systemActor } from '../audit/audit-effects';
 import type { Clock } from '../shared/clock';
 import { ConflictError, GoneError, NotFoundError, UnavailableError, ValidationError } from '../shared/errors';
 import type { IdGenerator } from '../shared/ids';
@@ -24,8 +24,7 @@ export const INVITATION_LIFETIME_MS = 72 * 3_600_000;
 /** How often a resend writes before giving up on an invitation that another process keeps changing under it. */
 export const MAX_RESEND_ATTEMPTS = 3;
 
-const audit = (deps: InvitationDeps): Audit => deps.audit ?? NO_AUDIT;
-const invitationFact = (id: string, operation: string, message: string): AuditFact => ({ entityType: 'tenant_invitation', entityId: id, operation, message });
+const invitationFact = factsAbout('tenant_invitation');
 
 export interface InvitationDeps {
   readonly invitations: InvitationRepository;
@@ -99,7 +98,7 @@ export class CreateInvitation {
       expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
     };
     return this.deps.queue.run(invitation.id, async () => {
-      const effects = audit(this.deps).write(actor, now, invitationFact(invitation.id, 'create', 'Tenant invitation created'), [
+      const effects = auditOf(this.deps).write(actor, now, invitationFact(invitation.id, 'create', 'Tenant invitation created'), [
         { type: 'tenant.invitation.created', data: invitationHookData(invitation) },
       ]);
       if (!(await this.deps.invitations.create(invitation, effects))) {
@@ -108,7 +107,7 @@ export class CreateInvitation {
       try {
         await send(this.deps, actor, invitation, secret);
       } catch (error) {
-        const undone = audit(this.deps).write(actor, this.deps.clock.now(), invitationFact(invitation.id, 'delete', 'Tenant invitation withdrawn: its e-mail could not be sent'));
+        const undone = auditOf(this.deps).write(actor, this.deps.clock.now(), invitationFact(invitation.id, 'delete', 'Tenant invitation withdrawn: its e-mail could not be sent'));
         await this.deps.invitations.delete(invitation.tenantId, invitation.id, { expectedSecretHash: invitation.secretHash }, undone);
         throw error;
       }
@@ -147,12 +146,12 @@ export class ResendInvitation {
         modifiedBy: actor.applicationId,
         modifiedAt: now,
       };
-      const effects = audit(this.deps).write(actor, now, invitationFact(id, 'resend', 'Tenant invitation resent'));
+      const effects = auditOf(this.deps).write(actor, now, invitationFact(id, 'resend', 'Tenant invitation resent'));
       if (!(await this.deps.invitations.update(resent, { expectedSecretHash: current.secretHash }, effects))) continue;
       try {
         await send(this.deps, actor, resent, secret);
       } catch (error) {
-        const undone = audit(this.deps).write(actor, this.deps.clock.now(), invitationFact(id, 'resend', 'Tenant invitation resend undone: its e-mail could not be sent'));
+        const undone = auditOf(this.deps).write(actor, this.deps.clock.now(), invitationFact(id, 'resend', 'Tenant invitation resend undone: its e-mail could not be sent'));
         await this.deps.invitations.update(current, { expectedSecretHash: resent.secretHash }, undone);
         throw error;
       }
@@ -201,7 +200,7 @@ export class DeleteInvitation {
   async execute(actor: Actor, id: string): Promise<void> {
     requirePermission(actor, 'tenant:invitation:delete');
     await this.deps.queue.run(id, async () => {
-      const effects = audit(this.deps).write(actor, this.deps.clock.now(), invitationFact(id, 'delete', 'Tenant invitation deleted'));
+      const effects = auditOf(this.deps).write(actor, this.deps.clock.now(), invitationFact(id, 'delete', 'Tenant invitation deleted'));
       if (!(await this.deps.invitations.delete(actor.tenantId, id, undefined, effects))) throw notFound();
       await withdraw(this.deps, id);
     });
@@ -246,7 +245,7 @@ export class AcceptInvitation {
     // and a link that a resend replaced since the preview read it is as dead as the resend's answer said.
     await this.deps.queue.run(invitation.id, async () => {
       const condition = { expectedSecretHash: invitation.secretHash };
-      const effects = audit(this.deps).write(systemActor(invitation.tenantId), now, invitationFact(invitation.id, 'accept', `Tenant invitation accepted by user ${user.id}`), [
+      const effects = auditOf(this.deps).write(systemActor(invitation.tenantId), now, invitationFact(invitation.id, 'accept', `Tenant invitation accepted by user ${user.id}`), [
         { type: 'tenant.invitation.accepted', data: { ...invitationHookData(invitation), user_id: user.id } },
       ]);
       if (!(await this.deps.invitations.delete(invitation.tenantId, invitation.id, condition, effects))) throw gone();
@@ -260,7 +259,7 @@ export class AcceptInvitation {
       createdBy: invitation.createdBy,
       createdAt: now,
     };
-    const joined = audit(this.deps).write(systemActor(invitation.tenantId), now, { entityType: 'tenant_member', entityId: member.id, operation: 'create', message: `Tenant member created for user ${user.id} by an accepted invitation` }, [
+    const joined = auditOf(this.deps).write(systemActor(invitation.tenantId), now, { entityType: 'tenant_member', entityId: member.id, operation: 'create', message: `Tenant member created for user ${user.id} by an accepted invitation` }, [
       { type: 'tenant.member.created', data: memberHookData(member) },
     ]);
     await this.deps.members.create(member, joined);

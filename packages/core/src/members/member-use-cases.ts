@@ -1,4 +1,4 @@
-import { type Audit, NO_AUDIT } from '../audit/audit';
+import { type Audit, auditOf } from '../audit/audit';
 import { memberHookData } from '../audit/audit-effects';
 import type { Clock } from '../shared/clock';
 import { NotFoundError, UnprocessableError, ValidationError } from '../shared/errors';
@@ -64,7 +64,7 @@ export class DeleteMember {
     if (!member) throw new NotFoundError('member');
     if (member.role === 'OWNER') throw new UnprocessableError('OWNER_NOT_DELETABLE', 'The OWNER member cannot be deleted.');
     const now = this.deps.clock?.now() ?? new Date();
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'tenant_member', entityId: id, operation: 'delete', message: 'Tenant member deleted' }, [
+    const effects = auditOf(this.deps).write(actor, now, { entityType: 'tenant_member', entityId: id, operation: 'delete', message: 'Tenant member deleted' }, [
       { type: 'tenant.member.deleted', data: memberHookData(member) },
     ]);
     if (!(await this.deps.members.delete(actor.tenantId, id, effects))) throw new NotFoundError('member');

@@ -1,4 +1,4 @@
-import { type Audit, NO_AUDIT } from '../audit/audit';
+import { type Audit, auditOf } from '../audit/audit';
 import type { Clock } from '../shared/clock';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors';
 import type { AccessRule } from '../access/access-rule';
@@ -60,7 +60,7 @@ export class CreateSession {
       permissions: [],
       rules: [],
     };
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'session', entityId: session.id, operation: 'create', message: 'Session created' });
+    const effects = auditOf(this.deps).write(actor, now, { entityType: 'session', entityId: session.id, operation: 'create', message: 'Session created' });
     await this.deps.sessions.create(session, effects);
     return { sessionKey: key.plaintext, nonce, expiresAt: session.expiresAt };
   }
@@ -92,7 +92,7 @@ export class AuthorizeSession {
     }
     if (session.authorizedAt) throw new ConflictError('NONCE_USED', 'The nonce has already been used.');
     const expiresAt = input.expiresAt === undefined ? session.expiresAt : sessionEnd(input.expiresAt, now);
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'session', entityId: session.id, operation: 'authorize', message: 'Session authorized' });
+    const effects = auditOf(this.deps).write(actor, now, { entityType: 'session', entityId: session.id, operation: 'authorize', message: 'Session authorized' });
     const granted = await this.deps.sessions.authorize(session.tenantId, session.id, { permissions, rules, expiresAt, authorizedAt: now }, effects);
     if (!granted) throw new ConflictError('NONCE_USED', 'The nonce has already been used.');
   }

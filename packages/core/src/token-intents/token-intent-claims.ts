@@ -1,4 +1,4 @@
-import { type Audit, NO_AUDIT } from '../audit/audit';
+import { type Audit, auditOf } from '../audit/audit';
 import { ValidationError } from '../shared/errors';
 import type { Actor } from '../auth/actor';
 import type { Keyring } from '../crypto/keyring';
@@ -47,7 +47,7 @@ export class TokenIntentClaims {
       throw ValidationError.field('type', `The token intent holds ${found.type} data: the type must be ${found.type}, or left out.`);
     }
     // Intents never change, so the one found is the one taken; a concurrent claim or delete may have taken it first.
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'token_intent', entityId: id, operation: 'convert', message: 'Token intent taken to make a token' });
+    const effects = auditOf(this.deps).write(actor, now, { entityType: 'token_intent', entityId: id, operation: 'convert', message: 'Token intent taken to make a token' });
     const intent = await this.deps.intents.take(actor.tenantId, id, now, effects);
     if (!intent) throw ValidationError.field('token_intent_id', UNKNOWN);
     try {

@@ -1,5 +1,5 @@
-import { type Audit, NO_AUDIT } from '../audit/audit';
-import type { AuditFact } from '../audit/audit-effects';
+import { type Audit, auditOf } from '../audit/audit';
+import { factsAbout } from '../audit/audit-effects';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import type { Clock } from '../shared/clock';
 import type { IdGenerator } from '../shared/ids';
@@ -17,7 +17,7 @@ import { type TokenIntentView, viewTokenIntent } from './token-intent-view';
 export const TOKEN_INTENT_LIFETIME_MS = 24 * 3_600_000;
 
 /** An event about a token intent. */
-export const intentFact = (id: string, operation: string, message: string): AuditFact => ({ entityType: 'token_intent', entityId: id, operation, message });
+export const intentFact = factsAbout('token_intent');
 
 export interface TokenIntentDeps {
   readonly intents: TokenIntentRepository;
@@ -75,7 +75,7 @@ export class CreateTokenIntent {
       createdAt: now,
       expiresAt: new Date(now.getTime() + this.deps.lifetimeMs),
     };
-    await this.deps.intents.create(intent, (this.deps.audit ?? NO_AUDIT).write(actor, now, intentFact(id, 'create', 'Token intent created')));
+    await this.deps.intents.create(intent, auditOf(this.deps).write(actor, now, intentFact(id, 'create', 'Token intent created')));
     return viewTokenIntent(intent, data);
   }
 }
@@ -88,7 +88,7 @@ export class GetTokenIntent {
     requirePermission(actor, 'token:intent:read');
     const intent = await this.deps.intents.findById(actor.tenantId, id, this.deps.clock.now());
     if (!intent) throw notFound();
-    (this.deps.audit ?? NO_AUDIT).record(actor, this.deps.clock.now(), intentFact(id, 'reveal', 'Token intent read with its data'));
+    auditOf(this.deps).record(actor, this.deps.clock.now(), intentFact(id, 'reveal', 'Token intent read with its data'));
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     return viewTokenIntent(intent, openIntentData(keys, intent.id, intent.sealedData));
   }
@@ -101,7 +101,7 @@ export class DeleteTokenIntent {
   async execute(actor: Actor, id: string): Promise<void> {
     requirePermission(actor, 'token:intent:delete');
     const now = this.deps.clock.now();
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, intentFact(id, 'delete', 'Token intent deleted'));
+    const effects = auditOf(this.deps).write(actor, now, intentFact(id, 'delete', 'Token intent deleted'));
     if (!(await this.deps.intents.take(actor.tenantId, id, now, effects))) throw notFound();
   }
 }

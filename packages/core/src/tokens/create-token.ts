@@ -16,7 +16,7 @@ import { isTokenTypeName, type TokenTypeName, tokenType, withoutCvc } from './to
 import { isRecord } from './data-rules';
 import { type TokenView, viewToken } from './token-view';
 import type { ClaimedTokenIntent, TokenIntentClaims } from '../token-intents/token-intent-claims';
-import { NO_AUDIT } from '../audit/audit';
+import { auditOf } from '../audit/audit';
 import { tokenHookData } from '../audit/audit-effects';
 import type { WriteEffects } from '../audit/write-effects';
 
@@ -88,7 +88,7 @@ export class CreateToken {
   /** What storing a prepared token brings: its event (`create`, or `tokenize` in bulk) and its `token.created` message. */
   creation(actor: Actor, prepared: PreparedToken, operation: 'create' | 'tokenize', now: Date): WriteEffects {
     const message = operation === 'create' ? 'Token created' : 'Token created by tokenize';
-    return (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'token', entityId: prepared.token.id, operation, message }, [
+    return auditOf(this.deps).write(actor, now, { entityType: 'token', entityId: prepared.token.id, operation, message }, [
       { type: 'token.created', data: tokenHookData(prepared.token) },
     ]);
   }
@@ -96,7 +96,7 @@ export class CreateToken {
   /** Creates that deduplication answered with existing tokens: nothing was written, so their events go to the trail. */
   recordDeduplicated(actor: Actor, ids: readonly string[], operation: 'create' | 'tokenize', now: Date): void {
     const facts = ids.map((id) => ({ entityType: 'token' as const, entityId: id, operation, message: 'Token create answered with an existing token (deduplicated)' }));
-    (this.deps.audit ?? NO_AUDIT).record(actor, now, facts);
+    auditOf(this.deps).record(actor, now, facts);
   }
 
   /** Puts back intents taken for creates that stored nothing; never throws (see TokenIntentClaims.releaseAll). */

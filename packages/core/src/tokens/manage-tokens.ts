@@ -5,7 +5,7 @@ import type { StoredToken } from './token';
 import type { TokenDeps } from './token-deps';
 import { openToken } from './token-sealing';
 import { type TokenView, viewToken } from './token-view';
-import { NO_AUDIT } from '../audit/audit';
+import { auditOf } from '../audit/audit';
 import { tokenHookData } from '../audit/audit-effects';
 
 const notFound = (): NotFoundError => new NotFoundError('token');
@@ -28,7 +28,7 @@ export class GetToken {
     const transform = requireTransform(actor, 'token:read', stored);
     const operation = transform === 'reveal' ? 'reveal' : 'read';
     const message = transform === 'reveal' ? 'Token read with its data revealed' : `Token read with its data ${transform === 'mask' ? 'masked' : 'redacted'}`;
-    (this.deps.audit ?? NO_AUDIT).record(actor, now, { entityType: 'token', entityId: id, operation, message });
+    auditOf(this.deps).record(actor, now, { entityType: 'token', entityId: id, operation, message });
     if (transform === 'redact') return { token: stored, hasData: false };
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     return viewToken(this.deps.expressions, openToken(keys, stored), transform, this.deps.policy, now);
@@ -44,7 +44,7 @@ export class DeleteToken {
     const now = this.deps.clock.now();
     const stored = await loadToken(this.deps, actor, id, now);
     requireTransform(actor, 'token:delete', stored);
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'token', entityId: id, operation: 'delete', message: 'Token deleted' }, [
+    const effects = auditOf(this.deps).write(actor, now, { entityType: 'token', entityId: id, operation: 'delete', message: 'Token deleted' }, [
       { type: 'token.deleted', data: tokenHookData(stored) },
     ]);
     if (!(await this.deps.tokens.delete(actor.tenantId, id, effects))) throw notFound();

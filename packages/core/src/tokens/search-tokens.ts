@@ -12,7 +12,7 @@ import type { StoredToken } from './token';
 import type { TokenDeps } from './token-deps';
 import { openToken } from './token-sealing';
 import { type TokenView, viewToken } from './token-view';
-import { NO_AUDIT } from '../audit/audit';
+import { auditOf } from '../audit/audit';
 import { auditedQueryText } from '../search/query-text';
 
 /** Runs a query within the caller's access scope and shows each result per the caller's transform. */
@@ -38,7 +38,7 @@ async function findTokens(
 export function recordSearch(deps: TokenDeps, actor: Actor, permission: Permission, query: TokenQuery, now: Date): void {
   const search = permission === 'token:search';
   const message = `${search ? 'Tokens searched' : 'Tokens listed'}: ${auditedQueryText(query)}`;
-  (deps.audit ?? NO_AUDIT).record(actor, now, { entityType: 'token', operation: search ? 'search' : 'read', message });
+  auditOf(deps).record(actor, now, { entityType: 'token', operation: search ? 'search' : 'read', message });
 }
 
 /** Shows each token a list or search found as the caller may see it: its transform for `permission`, redact without one. */

@@ -1,4 +1,4 @@
-import { NO_AUDIT } from '../audit/audit';
+import { auditOf } from '../audit/audit';
 import { tokenHookData } from '../audit/audit-effects';
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors';
 import { mergePatch } from '../shared/merge-patch';
@@ -69,7 +69,7 @@ export class UpdateToken {
     }
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     const { updated, sealed } = this.patched(actor, keys, stored, input, now);
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, now, { entityType: 'token', entityId: id, operation: 'update', message: 'Token updated' }, [
+    const effects = auditOf(this.deps).write(actor, now, { entityType: 'token', entityId: id, operation: 'update', message: 'Token updated' }, [
       { type: 'token.updated', data: tokenHookData(updated) },
     ]);
     const outcome = await this.deps.tokens.update(sealed, now, effects);

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Keyring } from '../crypto/keyring';
 import type { Clock } from '../shared/clock';
 import { OutboundError, type OutboundHttp } from '../outbound/outbound-http';
-import { type Audit, NO_AUDIT } from '../audit/audit';
+import { type Audit, auditOf } from '../audit/audit';
 import { systemActor } from '../audit/audit-effects';
 import type { Webhook, WebhookRepository } from './webhook';
 import type { DeliveryAttempt, DeliveryNext, WebhookDelivery, WebhookDeliveryRepository } from './webhook-delivery';
@@ -155,7 +155,7 @@ export class DeliverWebhooks {
       return;
     }
     const disabled: Webhook = { ...current, status: 'disabled', modifiedBy: 'svc', modifiedAt: now };
-    const effects = (this.deps.audit ?? NO_AUDIT).write(systemActor(webhook.tenantId), now, {
+    const effects = auditOf(this.deps).write(systemActor(webhook.tenantId), now, {
       entityType: 'webhook',
       entityId: webhook.id,
       operation: 'update',

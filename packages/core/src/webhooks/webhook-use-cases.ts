@@ -1,6 +1,6 @@
 import type { WebhookDelivery, WebhookDeliveryRepository } from './webhook-delivery';
-import { type Audit, NO_AUDIT } from '../audit/audit';
-import type { AuditFact } from '../audit/audit-effects';
+import { type Audit, auditOf } from '../audit/audit';
+import { factsAbout } from '../audit/audit-effects';
 import type { Actor } from '../auth/actor';
 import { requirePermission } from '../auth/authorize';
 import type { Keyring } from '../crypto/keyring';
@@ -26,7 +26,7 @@ import {
 } from './webhook';
 
 /** An event about a webhook. */
-export const webhookFact = (id: string, operation: string, message: string): AuditFact => ({ entityType: 'webhook', entityId: id, operation, message });
+export const webhookFact = factsAbout('webhook');
 
 export interface WebhookDeps {
   readonly webhooks: WebhookRepository;
@@ -140,7 +140,7 @@ export class CreateWebhook {
       createdAt: this.deps.clock.now(),
     };
     const limit = this.deps.limit ?? MAX_WEBHOOKS_PER_TENANT;
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, webhook.createdAt, webhookFact(id, 'create', 'Webhook created'));
+    const effects = auditOf(this.deps).write(actor, webhook.createdAt, webhookFact(id, 'create', 'Webhook created'));
     if ((await this.deps.webhooks.create(webhook, limit, effects)) === 'limit') {
       throw ValidationError.field('webhooks', `A tenant may have at most ${limit} webhooks.`);
     }
@@ -194,7 +194,7 @@ export class UpdateWebhook {
       modifiedBy: actor.applicationId,
       modifiedAt: this.deps.clock.now(),
     };
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, updated.modifiedAt!, webhookFact(id, 'update', 'Webhook updated'));
+    const effects = auditOf(this.deps).write(actor, updated.modifiedAt!, webhookFact(id, 'update', 'Webhook updated'));
     if (!(await this.deps.webhooks.update(updated, effects))) throw webhookNotFound();
     return updated;
   }
@@ -205,7 +205,7 @@ export class DeleteWebhook {
 
   async execute(actor: Actor, id: string): Promise<void> {
     requirePermission(actor, 'webhook:delete');
-    const effects = (this.deps.audit ?? NO_AUDIT).write(actor, this.deps.clock.now(), webhookFact(id, 'delete', 'Webhook deleted'));
+    const effects = auditOf(this.deps).write(actor, this.deps.clock.now(), webhookFact(id, 'delete', 'Webhook deleted'));
     if (!(await this.deps.webhooks.delete(actor.tenantId, id, effects))) throw webhookNotFound();
   }
 }
