@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { CHAIN_START, type ChainAnchor, type ChainedAuditEvent, chainAfter } from '@svc/core';
+import { type AuditEvent, CHAIN_START, type ChainAnchor, type ChainedAuditEvent, chainAfter } from '@svc/core';
 import { type AuditEventRow, toAuditEvent } from './audit-event-rows';
 
 /** Thrown inside a savepoint to undo it; never leaves this module. */
@@ -47,6 +47,11 @@ export class AuditChainWrites {
     return (this.anchorOf.get(tenantId) as ChainAnchor | undefined) ?? CHAIN_START;
   }
 
+  /** Up to `limit` of the tenant's events not chained yet, oldest first (created_at, then id). */
+  unchained(tenantId: string, limit: number): AuditEvent[] {
+    return (this.unchainedOf.all(tenantId, limit) as AuditEventRow[]).map(toAuditEvent);
+  }
+
   /** Moves the tenant's recorded head; the caller runs it in the transaction that placed the events. */
   setHead(tenantId: string, head: ChainAnchor): void {
     this.moveHead.run(tenantId, head.chainSeq, head.hash);
@@ -59,7 +64,7 @@ export class AuditChainWrites {
    * back nor hashes them. Returns how many were placed.
    */
   chainPending(tenantId: string, key: Uint8Array, limit: number): number {
-    const events = (this.unchainedOf.all(tenantId, limit) as AuditEventRow[]).map(toAuditEvent);
+    const events = this.unchained(tenantId, limit);
     if (events.length === 0) return 0;
     const head = this.head(tenantId);
     return this.chain(tenantId, head, chainAfter(key, head, events)) ? events.length : 0;

@@ -1,13 +1,13 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { type AuditEvent, chainAfter, hasEffects, type WriteEffects } from '@svc/core';
+import { type AuditEvent, type ChainedAuditEvent, chainAfter, hasEffects, type WriteEffects } from '@svc/core';
 import { AuditChainWrites } from './audit-chain-writes';
 import { nul } from './rows';
 
 /** `happened` for writes that answer true when they changed something. */
 export const changed = (done: boolean): boolean => done;
 
-/** An audit event as a row of `audit_events` (its place in the chain comes later, from the chainer). */
-export const toAuditEventRow = (e: AuditEvent) => ({
+/** An audit event as a row of `audit_events`, with its place in the chain when it has one (else the chainer's, later). */
+export const toAuditEventRow = (e: AuditEvent | ChainedAuditEvent) => ({
   tenant_id: e.tenantId,
   id: e.id,
   actor_id: e.actorId,
@@ -19,6 +19,9 @@ export const toAuditEventRow = (e: AuditEvent) => ({
   message: e.message,
   trace_id: nul(e.traceId),
   created_at: e.createdAt.getTime(),
+  chain_seq: 'chainSeq' in e ? e.chainSeq : null,
+  prev_hash: 'prevHash' in e ? e.prevHash : null,
+  hash: 'hash' in e ? e.hash : null,
 });
 
 /**
@@ -30,21 +33,19 @@ export const toAuditEventRow = (e: AuditEvent) => ({
  */
 export class EffectWrites {
   private readonly insertEvent: Statement;
-  private readonly insertChained: Statement;
   private readonly fanOut: Statement;
-  private readonly chains: AuditChainWrites;
   /** Tenants' audit keys this connection was given (see AuditKeyCourier): their events are chained as inserted. */
   private readonly keys = new Map<string, Uint8Array>();
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    /** The connection's chain statements (one set per connection, shared with the audit log's). */
+    private readonly chains = new AuditChainWrites(db),
+  ) {
     this.insertEvent = db.prepare(`INSERT INTO audit_events (tenant_id, id, actor_id, actor_type, entity_type, entity_id,
-      operation, outcome, message, trace_id, created_at) VALUES (@tenant_id, @id, @actor_id, @actor_type, @entity_type,
-      @entity_id, @operation, @outcome, @message, @trace_id, @created_at)`);
-    this.insertChained = db.prepare(`INSERT INTO audit_events (tenant_id, id, actor_id, actor_type, entity_type, entity_id,
       operation, outcome, message, trace_id, created_at, chain_seq, prev_hash, hash) VALUES (@tenant_id, @id, @actor_id,
       @actor_type, @entity_type, @entity_id, @operation, @outcome, @message, @trace_id, @created_at, @chain_seq,
       @prev_hash, @hash)`);
-    this.chains = new AuditChainWrites(db);
     this.fanOut = db.prepare(`INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event_type, event, status,
       attempts, next_attempt_at, lease_until, created_at)
       SELECT w.tenant_id, w.id, @event_id, @event_type, @event, 'pending', '[]', @created_at, NULL, @created_at
@@ -89,7 +90,7 @@ export class EffectWrites {
         continue;
       }
       const chained = chainAfter(key, this.chains.head(tenantId), list);
-      for (const e of chained) this.insertChained.run({ ...toAuditEventRow(e), chain_seq: e.chainSeq, prev_hash: e.prevHash, hash: e.hash });
+      for (const e of chained) this.insertEvent.run(toAuditEventRow(e));
       const last = chained[chained.length - 1]!;
       this.chains.setHead(tenantId, { chainSeq: last.chainSeq, hash: last.hash });
     }

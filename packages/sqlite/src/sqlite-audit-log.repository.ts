@@ -24,10 +24,8 @@ import type { TokenWriter } from './write-queue';
  * an IMMEDIATE transaction of its own.
  */
 export class SqliteAuditLogRepository implements AuditLogRepository {
-  private readonly unchainedOf: Statement;
   private readonly unchainedBefore: Statement;
   private readonly nextUnchainedTenant: Statement;
-  private readonly chains: AuditChainWrites;
   private readonly chainedAfter: Statement;
   private readonly nextStream: Statement;
   private readonly nextAnchored: Statement;
@@ -41,10 +39,9 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
     private readonly db: Database,
     private readonly writer: TokenWriter,
     private readonly courier = new AuditKeyCourier(),
+    /** The connection's chain statements, shared with its EffectWrites. */
+    private readonly chains = new AuditChainWrites(db),
   ) {
-    this.chains = new AuditChainWrites(db);
-    this.unchainedOf = db.prepare(`SELECT * FROM audit_events WHERE tenant_id = ? AND chain_seq IS NULL
-      ORDER BY created_at, id LIMIT ?`);
     this.unchainedBefore = db
       .prepare('SELECT COUNT(*) FROM audit_events WHERE tenant_id = ? AND chain_seq IS NULL AND created_at < ?')
       .pluck();
@@ -100,7 +97,7 @@ export class SqliteAuditLogRepository implements AuditLogRepository {
   }
 
   async unchained(tenantId: string, limit: number): Promise<AuditEvent[]> {
-    return (this.unchainedOf.all(tenantId, limit) as AuditEventRow[]).map(toAuditEvent);
+    return this.chains.unchained(tenantId, limit);
   }
 
   async countUnchainedBefore(tenantId: string, before: Date): Promise<number> {

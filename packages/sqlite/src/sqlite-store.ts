@@ -11,6 +11,7 @@ import { SqliteApplicationRepository } from './sqlite-application.repository';
 import { SqliteDataKeyRepository } from './sqlite-data-key.repository';
 import { SqliteTokenRepository } from './sqlite-token.repository';
 import { AuditKeyCourier } from './audit-key-courier';
+import { AuditChainWrites } from './audit-chain-writes';
 import { SqliteSessionRepository } from './sqlite-session.repository';
 import { SqliteInvitationRepository } from './sqlite-invitation.repository';
 import { SqliteTokenIntentRepository } from './sqlite-token-intent.repository';
@@ -74,7 +75,8 @@ export class SqliteStore implements Store {
     private readonly checkpointer?: Checkpointer,
   ) {
     // Write effects (ADR 4) of the main connection's writes: statements prepared once, shared by its repositories.
-    const effects = new EffectWrites(db);
+    const chains = new AuditChainWrites(db);
+    const effects = new EffectWrites(db, chains);
     this.tenants = new SqliteTenantRepository(db);
     this.users = new SqliteUserRepository(db);
     this.members = new SqliteMemberRepository(db, effects);
@@ -89,7 +91,7 @@ export class SqliteStore implements Store {
     this.idempotency = new SqliteIdempotencyRepository(db);
     this.webhooks = new SqliteWebhookRepository(db, effects);
     this.webhookDeliveries = new SqliteWebhookDeliveryRepository(db);
-    this.auditLog = new SqliteAuditLogRepository(db, writer, courier);
+    this.auditLog = new SqliteAuditLogRepository(db, writer, courier, chains);
   }
 
   /** Stops the threads, then closes the connection and, last, releases the claim, even when a thread fails to stop. */

@@ -80,8 +80,8 @@ export class TokenWrites {
   private readonly chains: AuditChainWrites;
 
   constructor(private readonly db: Database) {
-    this.effects = new EffectWrites(db);
     this.chains = new AuditChainWrites(db);
+    this.effects = new EffectWrites(db, this.chains);
     this.insertToken = db.prepare(`INSERT INTO tokens (tenant_id, id, type, sealed_data, mask, container, containers,
       metadata, search_indexes, fingerprint_expression, fingerprint, deduplicate_token, created_by, created_at,
       modified_by, modified_at, expires_at, cvc_expires_at, metadata_index, version)
