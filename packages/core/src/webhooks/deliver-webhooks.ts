@@ -5,7 +5,8 @@ import { OutboundError, type OutboundHttp } from '../outbound/outbound-http';
 import { type Audit, auditOf } from '../audit/audit';
 import { systemActor } from '../audit/audit-effects';
 import type { Webhook, WebhookRepository } from './webhook';
-import type { DeliveryAttempt, DeliveryNext, WebhookDelivery, WebhookDeliveryRepository } from './webhook-delivery';
+import type { DeliveryAttempt, WebhookDelivery, WebhookDeliveryRepository } from './webhook-delivery';
+import { webhookFact } from './webhook-use-cases';
 
 /** Retries back off from 1 s, doubling, to at most 1 h between attempts (beyond.md §6). */
 export const FIRST_RETRY_MS = 1_000;
@@ -66,42 +67,39 @@ export class DeliverWebhooks {
     const now = this.deps.clock.now();
     const due = await this.deps.deliveries.leaseDue(now, new Date(now.getTime() + LEASE_MS), BATCH);
     let delivered = 0;
-    const disabled = new Set<Webhook>();
     // A pool, not groups: a receiver that hangs holds one worker until its timeout while the others go on.
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < due.length) {
-        if (await this.attempt(due[next++]!, disabled)) delivered++;
+        if (await this.attempt(due[next++]!)) delivered++;
       }
     };
+    // An attempt of a webhook that another attempt disables meanwhile finds its delivery failed when it records: the
+    // store keeps the attempt and leaves the delivery failed (WebhookDeliveryRepository.recordAttempt).
     await Promise.all(Array.from({ length: Math.min(PARALLEL, due.length) }, worker));
-    // An attempt of the same webhook that was in flight when it was disabled recorded its retry after failPending:
-    // fail those too, so a disabled webhook keeps no pending delivery.
-    for (const webhook of disabled) await this.deps.deliveries.failPending(webhook.tenantId, webhook.id);
     return { attempted: due.length, delivered };
   }
 
-  /** One attempt at one delivery; true when it was delivered. Adds a webhook it disables to `disabled`. */
-  private async attempt(delivery: WebhookDelivery, disabled: Set<Webhook>): Promise<boolean> {
+  /** One attempt at one delivery; true when it was delivered. */
+  private async attempt(delivery: WebhookDelivery): Promise<boolean> {
     const webhook = await this.deps.webhooks.findById(delivery.tenantId, delivery.webhookId);
     const started = this.deps.clock.now();
     if (!webhook || webhook.status !== 'enabled') {
-      await this.record(delivery, { at: started, error: 'The webhook is disabled.', durationMs: 0 }, { status: 'failed' });
+      await this.deps.deliveries.recordAttempt(delivery, { at: started, error: 'The webhook is disabled.', durationMs: 0 }, { status: 'failed' });
       return false;
     }
     const attempt = await this.send(webhook, delivery, started);
     if (attempt.statusCode !== undefined && attempt.statusCode >= 200 && attempt.statusCode < 300) {
-      await this.record(delivery, attempt, { status: 'delivered' });
+      await this.deps.deliveries.recordAttempt(delivery, attempt, { status: 'delivered' });
       return true;
     }
     const failedAttempts = delivery.attempts.length + 1;
     const next = new Date(attempt.at.getTime() + attempt.durationMs + retryDelay(failedAttempts));
     if (next.getTime() - delivery.createdAt.getTime() >= GIVE_UP_AFTER_MS) {
-      await this.record(delivery, attempt, { status: 'failed' });
+      await this.deps.deliveries.recordAttempt(delivery, attempt, { status: 'failed' });
       await this.disable(webhook);
-      disabled.add(webhook);
     } else {
-      await this.record(delivery, attempt, { status: 'pending', nextAttemptAt: next });
+      await this.deps.deliveries.recordAttempt(delivery, attempt, { status: 'pending', nextAttemptAt: next });
     }
     return false;
   }
@@ -140,10 +138,6 @@ export class DeliverWebhooks {
     }
   }
 
-  private async record(delivery: WebhookDelivery, attempt: DeliveryAttempt, next: DeliveryNext): Promise<void> {
-    await this.deps.deliveries.recordAttempt(delivery, attempt, next);
-  }
-
   /** A webhook failing for a day stops: disabled (recorded as svc's own update), its other pending deliveries failed. */
   private async disable(webhook: Webhook): Promise<void> {
     const now = this.deps.clock.now();
@@ -155,12 +149,11 @@ export class DeliverWebhooks {
       return;
     }
     const disabled: Webhook = { ...current, status: 'disabled', modifiedBy: 'svc', modifiedAt: now };
-    const effects = auditOf(this.deps).write(systemActor(webhook.tenantId), now, {
-      entityType: 'webhook',
-      entityId: webhook.id,
-      operation: 'update',
-      message: 'Webhook disabled: its deliveries failed for 24 hours',
-    });
+    const effects = auditOf(this.deps).write(
+      systemActor(webhook.tenantId),
+      now,
+      webhookFact(webhook.id, 'update', 'Webhook disabled: its deliveries failed for 24 hours'),
+    );
     await this.deps.webhooks.update(disabled, effects);
     await this.deps.deliveries.failPending(webhook.tenantId, webhook.id);
   }
