@@ -94,9 +94,12 @@ export class EdgeAudit {
     private readonly clock: Clock,
   ) {}
 
-  /** Called as a route starts authenticating: keeps its path parameters for the events of its failures. */
+  /**
+   * Called as a route starts authenticating: keeps its path parameters for the events of its failures. The router
+   * gives the error handler a params object of its own rather than emptying this one, so keeping it needs no copy.
+   */
   entering(req: Request, res: Response): void {
-    res.locals.auditParams = { ...req.params };
+    res.locals.auditParams = req.params;
   }
 
   /** Called once a request is authenticated: routes recorded here get their success event when they answer. */
