@@ -17,6 +17,11 @@ export class AuditChainWrites {
   private readonly headOf: Statement;
   private readonly moveHead: Statement;
   private readonly unchainedOf: Statement;
+  /**
+   * Heads moved in the current transaction, written once when it ends (`settle`): a batch of token writes moves its
+   * tenant's head once per create, and one row write per batch costs less than a read and a write per create.
+   */
+  private readonly moved = new Map<string, ChainAnchor>();
 
   constructor(private readonly db: Database) {
     this.lastChained = db.prepare(`SELECT chain_seq AS chainSeq, hash FROM audit_events
@@ -37,6 +42,7 @@ export class AuditChainWrites {
    */
   head(tenantId: string): ChainAnchor {
     return (
+      this.moved.get(tenantId) ??
       (this.headOf.get(tenantId) as ChainAnchor | undefined) ??
       (this.lastChained.get(tenantId) as ChainAnchor | undefined) ??
       this.anchor(tenantId)
@@ -52,9 +58,41 @@ export class AuditChainWrites {
     return (this.unchainedOf.all(tenantId, limit) as AuditEventRow[]).map(toAuditEvent);
   }
 
-  /** Moves the tenant's recorded head; the caller runs it in the transaction that placed the events. */
+  /**
+   * Moves the tenant's head in the current transaction; it is written when `settle` ends that transaction's work, and
+   * `head` answers it meanwhile. Only code running inside `settle` may move heads.
+   */
   setHead(tenantId: string, head: ChainAnchor): void {
-    this.moveHead.run(tenantId, head.chainSeq, head.hash);
+    this.moved.set(tenantId, head);
+  }
+
+  /**
+   * Runs `work` (the body of a transaction) and then writes the heads it moved, inside that transaction; heads moved
+   * by work that failed are forgotten with it.
+   */
+  settle<T>(work: () => T): T {
+    try {
+      const result = work();
+      for (const [tenantId, head] of this.moved) this.moveHead.run(tenantId, head.chainSeq, head.hash);
+      return result;
+    } finally {
+      this.moved.clear();
+    }
+  }
+
+  /**
+   * Runs `work` in a savepoint: when it throws, the savepoint is rolled back and the heads it moved go back to where
+   * they were (its events are gone with it).
+   */
+  savepoint<T>(work: () => T): T {
+    const before = this.moved.size === 0 ? undefined : new Map(this.moved);
+    try {
+      return this.db.transaction(work)();
+    } catch (error) {
+      this.moved.clear();
+      if (before) for (const [tenantId, head] of before) this.moved.set(tenantId, head);
+      throw error;
+    }
   }
 
   /**
@@ -72,19 +110,20 @@ export class AuditChainWrites {
 
   /**
    * Gives `chained` their places, in one savepoint, only while `head` is the tenant's head and each is still
-   * unchained; otherwise changes nothing. The caller runs it inside a transaction that holds the write lock.
+   * unchained; otherwise changes nothing. The caller runs it inside `settle`, in a transaction that holds the write
+   * lock.
    */
   chain(tenantId: string, head: ChainAnchor, chained: readonly ChainedAuditEvent[]): boolean {
     const current = this.head(tenantId);
     if (current.chainSeq !== head.chainSeq || current.hash !== head.hash) return false;
     try {
-      this.db.transaction(() => {
+      this.savepoint(() => {
         for (const e of chained) {
           if (this.place.run(e.chainSeq, e.prevHash, e.hash, tenantId, e.id).changes !== 1) throw ROLL_BACK;
         }
         const last = chained[chained.length - 1];
-        if (last) this.moveHead.run(tenantId, last.chainSeq, last.hash);
-      })();
+        if (last) this.setHead(tenantId, { chainSeq: last.chainSeq, hash: last.hash });
+      });
       return true;
     } catch (error) {
       if (error === ROLL_BACK) return false;

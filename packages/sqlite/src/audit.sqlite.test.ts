@@ -19,7 +19,9 @@ import { aStoredToken } from '@svc/core/testing';
 import { openConnection } from './connection';
 import { migrate } from './schema';
 import { openSqliteStore, type SqliteStore } from './sqlite-store';
-import { TokenWrites } from './token-writes';
+import { InProcessTokenWriter } from './in-process-writer';
+import { SqliteAuditLogRepository } from './sqlite-audit-log.repository';
+import { applyBatch, TokenWrites } from './token-writes';
 
 /** SQLite specifics of ADR 4: effects share their write's transaction, migration 15, the indexes the hot paths use. */
 
@@ -311,6 +313,64 @@ describe('chaining as events are written', () => {
       expect(await store.auditLog.chained(T1, 0, 10)).toHaveLength(1);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('chain heads moved inside one batch (written once, at its end)', () => {
+  const KEY = new Uint8Array(32).fill(7);
+  const eventOf = (i: number) => audit.event(actor, { entityType: 'token', entityId: `e-${i}`, operation: 'read', message: 'Token read' }, new Date(NOW.getTime() + i));
+
+  it('go back with a write that is undone, whether it threw or rolled its own savepoint back, and the chain verifies', async () => {
+    const db = openConnection(join(dir, `batch-heads-${++n}.db`));
+    try {
+      migrate(db);
+      const writes = new TokenWrites(db);
+      const a = aStoredToken().inTenant(T1).build();
+      const b = aStoredToken().inTenant(T1).build();
+      const c = aStoredToken().inTenant(T1).build();
+      const repeated = eventOf(1);
+      // A head recorded by an earlier batch: within the next one, heads come from what that batch moved.
+      applyBatch(db, writes, [{ op: 'appendEvents', events: [eventOf(0)], auditKeys: { [T1]: KEY } }]);
+      const outcomes = applyBatch(db, writes, [
+        { op: 'create', token: a, deduplicate: false, now: NOW.getTime(), effects: created(a) },
+        // Chained, then undone by its own savepoint: b is new, a is taken.
+        { op: 'createMany', now: NOW.getTime(), tokens: [{ token: b, deduplicate: false, effects: created(b) }, { token: a, deduplicate: false, effects: created(a) }] },
+        { op: 'appendEvents', events: [repeated] },
+        // Chained, then thrown out by the primary key of the second event.
+        { op: 'appendEvents', events: [eventOf(2), repeated] },
+        { op: 'create', token: c, deduplicate: false, now: NOW.getTime(), effects: created(c) },
+        { op: 'appendEvents', events: [eventOf(3)] },
+      ]);
+      expect(outcomes.map((o) => o.ok)).toEqual([true, true, true, false, true, true]);
+      expect(outcomes[1]!.value).toEqual({ status: 'duplicate_id', index: 1 });
+      const rows = db.prepare('SELECT entity_id, chain_seq, prev_hash, hash, id FROM audit_events ORDER BY chain_seq').all() as Array<{ entity_id: string; chain_seq: number; hash: string }>;
+      expect(rows.map((r) => [r.entity_id, r.chain_seq])).toEqual([['e-0', 1], [a.id, 2], ['e-1', 3], [c.id, 4], ['e-3', 5]]);
+      expect(db.prepare('SELECT chain_seq, hash FROM audit_heads WHERE tenant_id = ?').get(T1)).toEqual({ chain_seq: 5, hash: rows[4]!.hash });
+      // The next batch starts from the head written by this one.
+      applyBatch(db, writes, [{ op: 'appendEvents', events: [eventOf(4)] }]);
+      const chained = await new SqliteAuditLogRepository(db, new InProcessTokenWriter(db)).chained(T1, 0, 10);
+      expect(verifyAuditChain(KEY, CHAIN_START, chained)).toMatchObject({ ok: true, checked: 6 });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('are forgotten with a batch whose transaction failed', () => {
+    const db = openConnection(join(dir, `batch-heads-${++n}.db`));
+    try {
+      migrate(db);
+      const writes = new TokenWrites(db);
+      applyBatch(db, writes, [{ op: 'appendEvents', events: [eventOf(1)], auditKeys: { [T1]: KEY } }]);
+      // A head row that cannot be written (a trigger refuses it) fails the whole batch at its end.
+      db.exec(`CREATE TRIGGER refuse_heads BEFORE UPDATE ON audit_heads BEGIN SELECT RAISE(ABORT, 'no'); END`);
+      expect(() => applyBatch(db, writes, [{ op: 'appendEvents', events: [eventOf(2)] }])).toThrow('no');
+      db.exec('DROP TRIGGER refuse_heads');
+      applyBatch(db, writes, [{ op: 'appendEvents', events: [eventOf(3)] }]);
+      const rows = db.prepare('SELECT entity_id, chain_seq FROM audit_events ORDER BY chain_seq').all();
+      expect(rows).toEqual([{ entity_id: 'e-1', chain_seq: 1 }, { entity_id: 'e-3', chain_seq: 2 }]);
+    } finally {
+      db.close();
     }
   });
 });

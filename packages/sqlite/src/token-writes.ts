@@ -79,7 +79,7 @@ export class TokenWrites {
   private readonly effects: EffectWrites;
   private readonly chains: AuditChainWrites;
 
-  constructor(private readonly db: Database) {
+  constructor(db: Database) {
     this.chains = new AuditChainWrites(db);
     this.effects = new EffectWrites(db, this.chains);
     this.insertToken = db.prepare(`INSERT INTO tokens (tenant_id, id, type, sealed_data, mask, container, containers,
@@ -170,7 +170,7 @@ export class TokenWrites {
   private createMany(tokens: readonly TokenToCreate[], now: number): CreateManyOutcome {
     let outcome: CreateManyOutcome | undefined;
     try {
-      this.db.transaction(() => {
+      this.chains.savepoint(() => {
         const outcomes: Array<Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>> = [];
         for (const [index, { token, deduplicate, effects }] of tokens.entries()) {
           const created = this.create(token, deduplicate, now, effects);
@@ -181,7 +181,7 @@ export class TokenWrites {
           outcomes.push(created);
         }
         outcome = { status: 'created', outcomes };
-      })();
+      });
     } catch (error) {
       if (error !== ROLL_BACK) throw error;
     }
@@ -220,6 +220,16 @@ export class TokenWrites {
     return this.deleteRow.run(tenantId, id).changes === 1;
   }
 
+  /** Runs one write in a savepoint (see AuditChainWrites.savepoint: a write undone takes its chain places with it). */
+  savepoint<T>(work: () => T): T {
+    return this.chains.savepoint(work);
+  }
+
+  /** Runs a transaction's writes, then writes the chain heads they moved (see AuditChainWrites.settle). */
+  settle<T>(work: () => T): T {
+    return this.chains.settle(work);
+  }
+
   private insertSideRows(token: StoredToken): void {
     for (const hash of token.indexHashes) this.insertHash.run(token.tenantId, hash, token.id);
     for (const [key, value] of Object.entries(token.metadata)) {
@@ -231,14 +241,16 @@ export class TokenWrites {
 /** Runs a batch of writes in one IMMEDIATE transaction, each in its own savepoint: one failure spoils only itself. */
 export function applyBatch(db: Database, writes: TokenWrites, batch: readonly TokenWrite[]): Array<{ ok: boolean; value: unknown }> {
   const outcomes: Array<{ ok: boolean; value: unknown }> = [];
-  db.transaction(() => {
-    for (const write of batch) {
-      try {
-        outcomes.push({ ok: true, value: db.transaction(() => writes.apply(write))() });
-      } catch (error) {
-        outcomes.push({ ok: false, value: error });
+  db.transaction(() =>
+    writes.settle(() => {
+      for (const write of batch) {
+        try {
+          outcomes.push({ ok: true, value: writes.savepoint(() => writes.apply(write)) });
+        } catch (error) {
+          outcomes.push({ ok: false, value: error });
+        }
       }
-    }
-  }).immediate();
+    }),
+  ).immediate();
   return outcomes;
 }

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import type { AuditEvent, ChainedAuditEvent } from './audit-event';
 
 /**
@@ -27,7 +27,8 @@ export function canonicalAuditEvent(event: AuditEvent, chainSeq: number): string
   ]);
 }
 
-export function auditHash(key: Uint8Array, prevHash: string, event: AuditEvent, chainSeq: number): string {
+/** `key` is the tenant's audit key, as bytes or (cheaper when one key hashes many events) as a secret KeyObject. */
+export function auditHash(key: Uint8Array | KeyObject, prevHash: string, event: AuditEvent, chainSeq: number): string {
   return createHmac('sha256', key).update(prevHash).update('\n').update(canonicalAuditEvent(event, chainSeq)).digest('base64url');
 }
 
