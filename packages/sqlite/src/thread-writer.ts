@@ -32,8 +32,8 @@ export class ThreadTokenWriter extends BatchingWriter {
 
   /** `autocheckpoint`: WAL pages after which a commit checkpoints (SQLite's default 1,000 when a checkpointer is absent). */
   constructor(file: string, script: string, autocheckpoint?: number) {
-    // Two batches in flight: the thread finds the next one waiting when a commit ends.
-    super(2);
+    // One batch in flight (ADR 2, amended): what queues meanwhile goes as one larger batch, sharing one commit.
+    super(1);
     this.worker = new Worker(script, { workerData: { file, autocheckpoint } });
     // An idle writer must not keep the process alive (a store someone forgot to close); a busy one must.
     this.worker.unref();
