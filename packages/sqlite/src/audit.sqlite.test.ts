@@ -82,6 +82,31 @@ describe.each([
     expect(count(store, 'webhook_deliveries')).toBe(1);
   });
 
+  it('fans out to the webhooks a tenant has when each write commits: one added, disabled or enabled between writes counts', async () => {
+    const T2 = '22222222-0000-4000-8000-000000000002';
+    const other: AuditActor = { ...actor, tenantId: T2 };
+    const createIn = async () => {
+      const token = aStoredToken().inTenant(T2).build();
+      const fx = audit.effects(other, NOW, [{ entityType: 'token', entityId: token.id, operation: 'create', message: 'Token created' }], [
+        { type: 'token.created', data: { id: token.id } },
+      ]);
+      await store.tokens.create(token, { deduplicate: false, now: NOW, effects: fx });
+    };
+    const deliveriesOf = (tenantId: string) => store.db.prepare('SELECT COUNT(*) FROM webhook_deliveries WHERE tenant_id = ?').pluck().get(tenantId);
+    await Promise.all([createIn(), createIn()]);
+    expect(deliveriesOf(T2)).toBe(0);
+    const added = hook({ tenantId: T2 });
+    await store.webhooks.create(added, 50);
+    await Promise.all([createIn(), createIn(), createIn()]);
+    expect(deliveriesOf(T2)).toBe(3);
+    await store.webhooks.update({ ...added, status: 'disabled' });
+    await createIn();
+    expect(deliveriesOf(T2)).toBe(3);
+    await store.webhooks.update({ ...added, status: 'enabled' });
+    await createIn();
+    expect(deliveriesOf(T2)).toBe(4);
+  });
+
   it('leaves no audit row and no delivery after a createMany refused for a duplicate id', async () => {
     const taken = aStoredToken().inTenant(T1).build();
     await store.tokens.create(taken, { deduplicate: false, now: NOW });

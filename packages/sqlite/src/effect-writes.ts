@@ -38,6 +38,13 @@ const eventValues = (e: AuditEvent, chainSeq: number | null, prevHash: string | 
 export class EffectWrites {
   private readonly insertEvent: Statement;
   private readonly fanOut: Statement;
+  private readonly anyHook: Statement;
+  /**
+   * Whether each tenant met in the current transaction has an enabled webhook: asked once per tenant and transaction
+   * (a batch of a hundred creates asks once), and exact, since the transaction holds the write lock and sees every
+   * webhook committed before it began.
+   */
+  private readonly hooked = new Map<string, boolean>();
   /** Tenants' audit keys this connection was given (see AuditKeyCourier): their events are chained as inserted. */
   private readonly keys = new Map<string, KeyObject>();
 
@@ -54,6 +61,7 @@ export class EffectWrites {
       SELECT w.tenant_id, w.id, @event_id, @event_type, @event, 'pending', '[]', @created_at, NULL, @created_at
       FROM webhooks w WHERE w.tenant_id = @tenant_id AND w.status = 'enabled'
         AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = @event_type)`);
+    this.anyHook = db.prepare("SELECT 1 FROM webhooks WHERE tenant_id = ? AND status = 'enabled' LIMIT 1").pluck();
   }
 
   /** Stores `effects`; the caller runs this inside the transaction of the change, and only when the change happened. */
@@ -61,8 +69,30 @@ export class EffectWrites {
     if (!effects) return;
     this.insertEvents(effects.events);
     for (const m of effects.messages) {
+      if (!this.hasHooks(m.tenantId)) continue;
       this.fanOut.run({ tenant_id: m.tenantId, event_id: m.id, event_type: m.type, event: m.event, created_at: m.createdAt.getTime() });
     }
+  }
+
+  /**
+   * Runs `work` (the body of a transaction that may store effects), then writes the chain heads it moved; what it
+   * learnt about the tenants' webhooks is forgotten with the transaction.
+   */
+  settle<T>(work: () => T): T {
+    try {
+      return this.chains.settle(work);
+    } finally {
+      this.hooked.clear();
+    }
+  }
+
+  private hasHooks(tenantId: string): boolean {
+    let known = this.hooked.get(tenantId);
+    if (known === undefined) {
+      known = this.anyHook.get(tenantId) !== undefined;
+      this.hooked.set(tenantId, known);
+    }
+    return known;
   }
 
   /** Keys this connection may chain with from now on. */
@@ -98,7 +128,7 @@ export class EffectWrites {
     if (!hasEffects(effects)) return change();
     return this.db
       .transaction(() =>
-        this.chains.settle(() => {
+        this.settle(() => {
           const result = change();
           if (happened(result)) this.write(effects);
           return result;

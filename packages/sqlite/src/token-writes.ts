@@ -225,9 +225,9 @@ export class TokenWrites {
     return this.chains.savepoint(work);
   }
 
-  /** Runs a transaction's writes, then writes the chain heads they moved (see AuditChainWrites.settle). */
+  /** Runs a transaction's writes, then writes the chain heads they moved (see EffectWrites.settle). */
   settle<T>(work: () => T): T {
-    return this.chains.settle(work);
+    return this.effects.settle(work);
   }
 
   private insertSideRows(token: StoredToken): void {
@@ -238,8 +238,42 @@ export class TokenWrites {
   }
 }
 
-/** Runs a batch of writes in one IMMEDIATE transaction, each in its own savepoint: one failure spoils only itself. */
+/** Thrown out of the quick path of `applyBatch` when one of its writes threw; never leaves this module. */
+class WriteThrew {
+  constructor(readonly error: unknown) {}
+}
+
+/**
+ * Runs a batch of writes in one IMMEDIATE transaction; one write that throws spoils only itself. Writes almost never
+ * throw (a taken id or a conflict is an outcome, not an error), so the batch first runs without a savepoint per
+ * write (a savepoint copies every page a write touches into its journal, a page it shares with the writes before
+ * it included); when one throws, that transaction is rolled back whole and the batch runs again with a savepoint
+ * per write.
+ */
 export function applyBatch(db: Database, writes: TokenWrites, batch: readonly TokenWrite[]): Array<{ ok: boolean; value: unknown }> {
+  try {
+    return db
+      .transaction(() =>
+        writes.settle(() =>
+          batch.map((write) => {
+            try {
+              return { ok: true, value: writes.apply(write) };
+            } catch (error) {
+              throw new WriteThrew(error);
+            }
+          }),
+        ),
+      )
+      .immediate();
+  } catch (error) {
+    if (!(error instanceof WriteThrew)) throw error;
+    // A lone write that threw has nothing to share a commit with: its failure is the batch's outcome.
+    if (batch.length === 1) return [{ ok: false, value: error.error }];
+  }
+  return applyEachInSavepoint(db, writes, batch);
+}
+
+function applyEachInSavepoint(db: Database, writes: TokenWrites, batch: readonly TokenWrite[]): Array<{ ok: boolean; value: unknown }> {
   const outcomes: Array<{ ok: boolean; value: unknown }> = [];
   db.transaction(() =>
     writes.settle(() => {

@@ -10,8 +10,8 @@ interface Pending {
 class HandWriter extends BatchingWriter {
   readonly commits: Pending[] = [];
 
-  constructor() {
-    super(2);
+  constructor(inFlight = 2) {
+    super(inFlight);
   }
 
   protected commit(batch: readonly TokenWrite[]): Promise<Array<{ ok: boolean; value: unknown }>> {
@@ -104,5 +104,24 @@ describe('group commit with two batches in flight', () => {
     }
     await closing;
     expect(await Promise.all(writes)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('group commit with one batch in flight', () => {
+  it('hands the next batch over before the callers of the finished one hear back', async () => {
+    const writer = new HandWriter(1);
+    const a = writer.run(write('a'));
+    await turn();
+    const b = writer.run(write('b'));
+    await turn();
+    expect(writer.commits.map(ids)).toEqual([['a']]);
+    let sentWhenAnswered: string[][] = [];
+    const answered = a.then(() => (sentWhenAnswered = writer.commits.map(ids)));
+    writer.commits[0]!.settle(allOk(writer.commits[0]!));
+    await answered;
+    expect(sentWhenAnswered).toEqual([['a'], ['b']]);
+    writer.commits[1]!.settle(new Error('disk full'));
+    await expect(b).rejects.toThrow('disk full');
+    await writer.close();
   });
 });

@@ -63,17 +63,25 @@ export abstract class BatchingWriter implements TokenWriter {
     const jobs = this.queued;
     this.queued = [];
     this.inFlight++;
-    void this.commit(jobs.map((j) => j.write))
-      .then(
-        (outcomes) => jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value))),
-        (error: unknown) => jobs.forEach((job) => job.reject(error)),
-      )
-      .finally(() => {
-        this.inFlight--;
-        // What queued meanwhile goes at once: it has already waited for a batch to finish.
-        if (this.queued.length > 0) this.sendBatch();
-        else this.settleIdle();
-      });
+    // The next batch goes before this one's callers hear back: answering them (their responses written to sockets)
+    // would otherwise keep the writer idle meanwhile. A close waits for those answers too.
+    const next = (): void => {
+      this.inFlight--;
+      // What queued meanwhile goes at once: it has already waited for a batch to finish.
+      if (this.queued.length > 0) this.sendBatch();
+    };
+    void this.commit(jobs.map((j) => j.write)).then(
+      (outcomes) => {
+        next();
+        jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value)));
+        this.settleIdle();
+      },
+      (error: unknown) => {
+        next();
+        jobs.forEach((job) => job.reject(error));
+        this.settleIdle();
+      },
+    );
     this.schedule();
   }
 
