@@ -90,6 +90,33 @@ export function toStoredToken(row: IndexedTuple): StoredToken {
   };
 }
 
+/** The columns a new token's row fills, in the order `tokenRowValues` gives their values. */
+export const TOKEN_ROW_COLUMNS = [
+  'tenant_id',
+  'id',
+  'type',
+  'sealed_data',
+  'mask',
+  'container',
+  'containers',
+  'metadata',
+  'search_indexes',
+  'fingerprint_expression',
+  'fingerprint',
+  'deduplicate_token',
+  'created_by',
+  'created_at',
+  'modified_by',
+  'modified_at',
+  'expires_at',
+  'cvc_expires_at',
+  'metadata_index',
+  'version',
+] as const satisfies ReadonlyArray<keyof TokenRow>;
+
+/** A row's values for positional parameters (binding twenty named ones per insert cost more than the insert's SQL). */
+export const tokenRowValues = (row: TokenRow): unknown[] => TOKEN_ROW_COLUMNS.map((column) => row[column]);
+
 export function toRow(t: StoredToken): TokenRow {
   return {
     tenant_id: t.tenantId,

@@ -13,7 +13,7 @@ import type {
 import { tokenExpiryEffects } from '@svc/core';
 import { AuditChainWrites } from './audit-chain-writes';
 import { EffectWrites } from './effect-writes';
-import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toRow, toStoredToken } from './token-rows';
+import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, TOKEN_ROW_COLUMNS, tokenRowValues, toRow, toStoredToken } from './token-rows';
 
 /** A token the sweeper read as expired: removed only if it still is, and as it was read. */
 export interface ExpiredToken {
@@ -82,12 +82,9 @@ export class TokenWrites {
   constructor(db: Database) {
     this.chains = new AuditChainWrites(db);
     this.effects = new EffectWrites(db, this.chains);
-    this.insertToken = db.prepare(`INSERT INTO tokens (tenant_id, id, type, sealed_data, mask, container, containers,
-      metadata, search_indexes, fingerprint_expression, fingerprint, deduplicate_token, created_by, created_at,
-      modified_by, modified_at, expires_at, cvc_expires_at, metadata_index, version)
-      VALUES (@tenant_id, @id, @type, @sealed_data, @mask, @container, @containers, @metadata, @search_indexes,
-      @fingerprint_expression, @fingerprint, @deduplicate_token, @created_by, @created_at, @modified_by, @modified_at,
-      @expires_at, @cvc_expires_at, @metadata_index, @version)`);
+    this.insertToken = db.prepare(
+      `INSERT INTO tokens (${TOKEN_ROW_COLUMNS.join(', ')}) VALUES (${TOKEN_ROW_COLUMNS.map(() => '?').join(', ')})`,
+    );
     this.insertHash = db.prepare('INSERT OR IGNORE INTO token_index_hashes (tenant_id, hash, token_id) VALUES (?, ?, ?)');
     this.insertMetadata = db.prepare('INSERT OR IGNORE INTO token_metadata (tenant_id, key, value, token_id) VALUES (?, ?, ?, ?)');
     this.deleteHashes = db.prepare('DELETE FROM token_index_hashes WHERE tenant_id = ? AND token_id = ?');
@@ -143,7 +140,7 @@ export class TokenWrites {
       const existing = this.byFingerprint.get(token.tenantId, token.fingerprint, token.type, now) as IndexedTuple | undefined;
       if (existing) return { status: 'existing', token: toStoredToken(existing) };
     }
-    const row = toRow(token);
+    const row = tokenRowValues(toRow(token));
     // Insert first: ids are almost always new, and the primary key finds a clash without a look-up of its own.
     try {
       this.insertToken.run(row);
