@@ -9,3 +9,4 @@ export { describeSearchContract } from './contracts/search.contract';
 export { SEARCH_CASES } from './contracts/search.contract';
 export { holdReads } from './hold-reads';
 export { describeTokenKeysetContract } from './contracts/token-keyset.contract';
+export { anAuditEvent } from './contracts/audit-log.contract';

@@ -1,28 +1,13 @@
 import { find } from 'mingo';
 import type { AuditEvent, AuditLogFilter } from '@svc/core';
+import { anAuditEvent } from '@svc/core/testing';
 import { type AuditEventDocument, toAuditEventDocument } from './audit-event-document';
 import { AUDIT_NEWEST_FIRST, auditLogQuery, CHAINED, prunablePrefix, UNCHAINED } from './mongo-audit-log.repository';
 
 /** The audit log's filters, evaluated by mingo (MongoDB's query language in JavaScript), not by MongoDB. */
+/** Where `anAuditEvent` counts `at` from. */
 const BASE = Date.parse('2026-01-01T00:00:00.000Z');
-let seq = 0;
-function event(patch: Partial<AuditEvent> & { at: number }): AuditEventDocument {
-  seq++;
-  const { at, ...rest } = patch;
-  return toAuditEventDocument({
-    id: `00000000-0000-7000-8000-${String(seq).padStart(12, '0')}`,
-    tenantId: 't1',
-    actorId: 'app-1',
-    actorType: 'application',
-    entityType: 'token',
-    entityId: `tok-${seq}`,
-    operation: 'read',
-    outcome: 'success',
-    message: 'Token read',
-    createdAt: new Date(BASE + at),
-    ...rest,
-  });
-}
+const event = (patch: Partial<AuditEvent> & { at: number }): AuditEventDocument => toAuditEventDocument(anAuditEvent({ tenantId: 't1', ...patch }));
 
 type Doc = Record<string, unknown>;
 const select = (docs: AuditEventDocument[], filter: object): string[] =>
