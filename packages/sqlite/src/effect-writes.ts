@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { type AuditEvent, auditHash, hasEffects, type WriteEffects } from '@svc/core';
+import { type AuditEvent, chainLink, hasEffects, type WriteEffects } from '@svc/core';
 import { AuditChainWrites } from './audit-chain-writes';
 import { nul } from './rows';
 
@@ -112,10 +112,8 @@ export class EffectWrites {
         this.insertEvent.run(eventValues(event, null, null, null));
         continue;
       }
-      const head = this.chains.head(event.tenantId);
-      const chainSeq = head.chainSeq + 1;
-      const hash = auditHash(key, head.hash, event, chainSeq);
-      this.insertEvent.run(eventValues(event, chainSeq, head.hash, hash));
+      const { chainSeq, prevHash, hash } = chainLink(key, this.chains.head(event.tenantId), event);
+      this.insertEvent.run(eventValues(event, chainSeq, prevHash, hash));
       this.chains.setHead(event.tenantId, { chainSeq, hash });
     }
   }

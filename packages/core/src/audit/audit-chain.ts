@@ -40,15 +40,24 @@ export interface ChainAnchor {
 
 export const CHAIN_START: ChainAnchor = { chainSeq: 0, hash: '' };
 
+/** The place `event` takes right after `prev`: its number, its link to `prev` and its hash. */
+export function chainLink(
+  key: Uint8Array | KeyObject,
+  prev: ChainAnchor,
+  event: AuditEvent,
+): Pick<ChainedAuditEvent, 'chainSeq' | 'prevHash' | 'hash'> {
+  const chainSeq = prev.chainSeq + 1;
+  return { chainSeq, prevHash: prev.hash, hash: auditHash(key, prev.hash, event, chainSeq) };
+}
+
 /** Places `events` (in the order given) after `head`. */
 export function chainAfter(key: Uint8Array, head: ChainAnchor, events: readonly AuditEvent[]): ChainedAuditEvent[] {
   const chained: ChainedAuditEvent[] = [];
   let prev = head;
   for (const event of events) {
-    const chainSeq = prev.chainSeq + 1;
-    const hash = auditHash(key, prev.hash, event, chainSeq);
-    chained.push({ ...event, chainSeq, prevHash: prev.hash, hash });
-    prev = { chainSeq, hash };
+    const link = chainLink(key, prev, event);
+    chained.push({ ...event, ...link });
+    prev = { chainSeq: link.chainSeq, hash: link.hash };
   }
   return chained;
 }
