@@ -59,6 +59,7 @@ export * from './idempotency/idempotency';
 export * from './idempotency/idempotent-requests';
 export * from './webhooks/webhook';
 export * from './webhooks/webhook-use-cases';
+export * from './proxies/proxy';
 export * from './tokens/manage-tokens';
 export * from './tokens/update-token';
 export * from './invitations/mailer';

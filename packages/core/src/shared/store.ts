@@ -12,6 +12,7 @@ import type { IdempotencyRepository } from '../idempotency/idempotency';
 import type { WebhookRepository } from '../webhooks/webhook';
 import type { WebhookDeliveryRepository } from '../webhooks/webhook-delivery';
 import type { AuditLogRepository } from '../audit/audit-log';
+import type { ProxyRepository } from '../proxies/proxy';
 
 /** Every repository of one storage technology, opened together and closed together. */
 export interface Store {
@@ -29,5 +30,6 @@ export interface Store {
   readonly webhooks: WebhookRepository;
   readonly webhookDeliveries: WebhookDeliveryRepository;
   readonly auditLog: AuditLogRepository;
+  readonly proxies: ProxyRepository;
   close(): Promise<void>;
 }
