@@ -6,6 +6,7 @@ import { InMemoryInvitationRepository } from './in-memory-invitation.repository'
 import { InMemoryTokenIntentRepository } from './in-memory-token-intent.repository';
 import { InMemoryIdempotencyRepository } from './in-memory-idempotency.repository';
 import { InMemoryWebhookRepository } from './in-memory-webhook.repository';
+import { InMemoryProxyRepository } from './in-memory-proxy.repository';
 import { InMemoryAuditLogRepository } from './in-memory-audit-log';
 import { InMemoryWebhookDeliveryRepository } from './in-memory-webhook-delivery.repository';
 import { InMemoryEffects } from './in-memory-effects';
@@ -34,6 +35,7 @@ export class InMemoryStore implements Store {
   readonly tokenIntents = new InMemoryTokenIntentRepository(this.effects);
   readonly idempotency = new InMemoryIdempotencyRepository();
   readonly webhooks: InMemoryWebhookRepository = new InMemoryWebhookRepository(this.effects, this.webhookDeliveries);
+  readonly proxies = new InMemoryProxyRepository(this.effects);
 
   async close(): Promise<void> {}
 }

@@ -7,6 +7,7 @@ export * from './in-memory-session.repository';
 export * from './in-memory-invitation.repository';
 export * from './in-memory-token-intent.repository';
 export * from './in-memory-webhook.repository';
+export * from './in-memory-proxy.repository';
 export * from './in-memory-audit-log';
 export * from './in-memory-webhook-delivery.repository';
 export * from './in-memory-effects';
