@@ -239,6 +239,19 @@ const MIGRATIONS: readonly string[] = [
   INSERT INTO audit_heads (tenant_id, chain_seq, hash)
     SELECT tenant_id, MAX(chain_seq), hash FROM audit_events WHERE chain_seq IS NOT NULL GROUP BY tenant_id;
   `,
+  // Pre-configured proxies (migration 17): transforms as JSON, the configuration only sealed with the tenant's key,
+  // the key only as its SHA-256 digest (unique across tenants: the key finds its proxy); listed newest first per tenant.
+  `
+  CREATE TABLE proxies (
+    tenant_id TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL, destination_url TEXT NOT NULL,
+    request_transforms TEXT NOT NULL, response_transforms TEXT NOT NULL, application_id TEXT,
+    sealed_configuration BLOB NOT NULL, require_auth INTEGER NOT NULL, timeout_seconds INTEGER,
+    disable_detokenization INTEGER NOT NULL, key_hash TEXT NOT NULL UNIQUE, version INTEGER NOT NULL,
+    created_by TEXT NOT NULL, created_at INTEGER NOT NULL, modified_by TEXT, modified_at INTEGER,
+    PRIMARY KEY (tenant_id, id)
+  );
+  CREATE INDEX proxies_by_created ON proxies (tenant_id, created_at DESC, id DESC);
+  `,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */

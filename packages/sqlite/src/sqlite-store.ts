@@ -17,6 +17,7 @@ import { SqliteInvitationRepository } from './sqlite-invitation.repository';
 import { SqliteTokenIntentRepository } from './sqlite-token-intent.repository';
 import { SqliteIdempotencyRepository } from './sqlite-idempotency.repository';
 import { SqliteWebhookRepository } from './sqlite-webhook.repository';
+import { SqliteProxyRepository } from './sqlite-proxy.repository';
 import { SqliteWebhookDeliveryRepository } from './sqlite-webhook-delivery.repository';
 import { SqliteAuditLogRepository } from './sqlite-audit-log.repository';
 import { EffectWrites } from './effect-writes';
@@ -65,6 +66,7 @@ export class SqliteStore implements Store {
   readonly webhooks: SqliteWebhookRepository;
   readonly webhookDeliveries: SqliteWebhookDeliveryRepository;
   readonly auditLog: SqliteAuditLogRepository;
+  readonly proxies: SqliteProxyRepository;
 
   constructor(
     readonly db: Database,
@@ -91,6 +93,7 @@ export class SqliteStore implements Store {
     this.idempotency = new SqliteIdempotencyRepository(db);
     this.webhooks = new SqliteWebhookRepository(db, effects);
     this.webhookDeliveries = new SqliteWebhookDeliveryRepository(db);
+    this.proxies = new SqliteProxyRepository(db, effects);
     this.auditLog = new SqliteAuditLogRepository(db, writer, courier, chains);
   }
 
