@@ -10,6 +10,7 @@ import type { IdempotencyDocument } from './mongo-idempotency.repository';
 import type { WebhookCountDocument, WebhookDocument } from './mongo-webhook.repository';
 import type { AuditEventDocument, ChainPointDocument } from './audit-event-document';
 import type { WebhookDeliveryDocument } from './webhook-delivery-document';
+import type { ProxyCountDocument, ProxyDocument } from './proxy-document';
 
 /** The collection of each kind of document, by name. */
 export const COLLECTIONS = {
@@ -30,6 +31,8 @@ export const COLLECTIONS = {
   auditEvents: 'audit_events',
   auditHeads: 'audit_heads',
   auditAnchors: 'audit_anchors',
+  proxies: 'proxies',
+  proxyCounts: 'proxy_counts',
 } as const;
 
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
@@ -53,6 +56,8 @@ export interface MongoCollections {
   readonly auditEvents: Collection<AuditEventDocument>;
   readonly auditHeads: Collection<ChainPointDocument>;
   readonly auditAnchors: Collection<ChainPointDocument>;
+  readonly proxies: Collection<ProxyDocument>;
+  readonly proxyCounts: Collection<ProxyCountDocument>;
 }
 
 export function collectionsOf(db: Db): MongoCollections {
@@ -74,5 +79,7 @@ export function collectionsOf(db: Db): MongoCollections {
     auditEvents: db.collection<AuditEventDocument>(COLLECTIONS.auditEvents),
     auditHeads: db.collection<ChainPointDocument>(COLLECTIONS.auditHeads),
     auditAnchors: db.collection<ChainPointDocument>(COLLECTIONS.auditAnchors),
+    proxies: db.collection<ProxyDocument>(COLLECTIONS.proxies),
+    proxyCounts: db.collection<ProxyCountDocument>(COLLECTIONS.proxyCounts),
   };
 }

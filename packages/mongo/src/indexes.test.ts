@@ -29,7 +29,7 @@ describe('index plan', () => {
     }
   });
 
-  it('makes keys, nonces, secrets, e-mails, memberships, audit event ids and deliveries unique', () => {
+  it('makes keys, nonces, secrets, e-mails, memberships, audit event ids, deliveries and proxy keys unique', () => {
     const unique = all.filter((i) => i.unique).map((i) => i.name);
     expect(unique.sort()).toEqual(
       [
@@ -38,6 +38,7 @@ describe('index plan', () => {
         'invitations_by_email',
         'invitations_by_secret',
         'members_by_user',
+        'proxies_by_key_hash',
         'sessions_by_key',
         'sessions_by_nonce',
         'tokens_by_id',
@@ -74,6 +75,13 @@ describe('index plan', () => {
       ['webhook_deliveries_by_key', { tenant_id: 1, webhook_id: 1, event_id: 1 }],
       ['webhook_deliveries_by_webhook', { tenant_id: 1, webhook_id: 1, created_at: -1, event_id: -1 }],
       ['webhook_deliveries_due', { status: 1, next_attempt_at: 1, created_at: 1, event_id: 1, webhook_id: 1 }],
+    ]);
+  });
+
+  it('finds a proxy by its key hash across tenants, and lists a tenant\'s proxies in list order', () => {
+    expect(plan.proxies).toEqual([
+      { key: { key_hash: 1 }, name: 'proxies_by_key_hash', unique: true },
+      { key: { tenant_id: 1, created_at: -1, _id: -1 }, name: 'proxies_by_tenant' },
     ]);
   });
 

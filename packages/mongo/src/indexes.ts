@@ -85,6 +85,11 @@ export function indexPlan(options: IndexPlanOptions): Readonly<Partial<Record<Co
       { key: { chain_seq: 1, tenant_id: 1 }, name: 'audit_events_unchained' },
     ],
     // audit_heads and audit_anchors are read by `_id` (the tenant) only.
+    // A key finds its proxy whatever the tenant (unique); listed newest first per tenant. Counters: by `_id` only.
+    [COLLECTIONS.proxies]: [
+      { key: { key_hash: 1 }, name: 'proxies_by_key_hash', unique: true },
+      { key: { tenant_id: 1, created_at: -1, _id: -1 }, name: 'proxies_by_tenant' },
+    ],
   };
 }
 

@@ -14,6 +14,7 @@ import { MongoIdempotencyRepository } from './mongo-idempotency.repository';
 import { MongoWebhookRepository } from './mongo-webhook.repository';
 import { MongoWebhookDeliveryRepository } from './mongo-webhook-delivery.repository';
 import { MongoAuditLogRepository } from './mongo-audit-log.repository';
+import { MongoProxyRepository } from './mongo-proxy.repository';
 import { EffectWrites } from './effect-writes';
 
 export interface MongoStoreOptions {
@@ -59,6 +60,7 @@ export class MongoStore implements Store {
   readonly webhooks: MongoWebhookRepository;
   readonly webhookDeliveries: MongoWebhookDeliveryRepository;
   readonly auditLog: MongoAuditLogRepository;
+  readonly proxies: MongoProxyRepository;
 
   constructor(
     private readonly client: MongoClient,
@@ -80,6 +82,7 @@ export class MongoStore implements Store {
     this.webhooks = new MongoWebhookRepository(c.webhooks, c.webhookCounts, c.webhookDeliveries, effects);
     this.webhookDeliveries = new MongoWebhookDeliveryRepository(c.webhookDeliveries);
     this.auditLog = new MongoAuditLogRepository(c.auditEvents, c.auditHeads, c.auditAnchors, client);
+    this.proxies = new MongoProxyRepository(c.proxies, c.proxyCounts, effects);
   }
 
   async close(): Promise<void> {
