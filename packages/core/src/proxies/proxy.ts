@@ -77,8 +77,8 @@ export interface ProxyListFilter {
 export interface ProxyRepository {
   /**
    * Stores a new proxy unless its tenant already holds `limit`. Atomic: concurrent creates, from this process or
-   * another, never leave a tenant with more than `limit`. A key hash is unique across tenants, and an id too: a create
-   * whose `keyHash` or `id` is already stored throws, and stores nothing (nor its effects).
+   * another, never leave a tenant with more than `limit`. A key hash is unique across tenants: a create whose `keyHash`
+   * is already stored, in any tenant, or whose `id` its tenant already holds, throws and stores nothing (nor its effects).
    */
   create(proxy: Proxy, limit: number, effects?: WriteEffects): Promise<CreateProxyOutcome>;
   findById(tenantId: string, id: string): Promise<Proxy | undefined>;
