@@ -60,6 +60,8 @@ export * from './idempotency/idempotent-requests';
 export * from './webhooks/webhook';
 export * from './webhooks/webhook-use-cases';
 export * from './proxies/proxy';
+export * from './proxies/json-matcher';
+export * from './proxies/mask';
 export * from './tokens/manage-tokens';
 export * from './tokens/update-token';
 export * from './invitations/mailer';
