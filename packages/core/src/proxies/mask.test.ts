@@ -42,6 +42,15 @@ describe('maskText', () => {
     expect(mask('a1b22c', '\\d+', '')).toBe('abc');
   });
 
+  it('refuses to build a text longer than maxLength, counting what the replacements add and remove', () => {
+    const compiled = compileMask('\\d');
+    expect(maskText('1234', compiled, 'ab', 8)).toBe('abababab');
+    expect(() => maskText('1234', compiled, 'ab', 7)).toThrow(new ExpressionError('The masked text would be longer than 7 characters.'));
+    expect(maskText('1234567890', compileMask('\\d+'), '*', 1)).toBe('*');
+    expect(maskText('abc', compiled, 'x'.repeat(100), 3)).toBe('abc');
+    expect(() => maskText('1'.repeat(1_000_000), compiled, 'x'.repeat(1_000), 10_000_000)).toThrow(ExpressionError);
+  });
+
   describe('empty matches', () => {
     it('are skipped: x* masks each run of x, not every gap between characters', () => {
       expect(mask('axxbx', 'x*')).toBe('a#b#');

@@ -23,17 +23,23 @@ export class CompiledMask {
     this.#regex = compile(expression);
   }
 
-  /** `text` with every non-empty, non-overlapping match (leftmost first) replaced by `replacement`, taken literally. */
-  replaceIn(text: string, replacement: string): string {
+  /**
+   * `text` with every non-empty, non-overlapping match (leftmost first) replaced by `replacement`, taken literally.
+   * @throws ExpressionError when the result would be longer than `maxLength` characters.
+   */
+  replaceIn(text: string, replacement: string, maxLength = Infinity): string {
     const matcher = this.#regex.matcher(text);
     const parts: string[] = [];
     let last = 0;
+    let length = text.length;
     // Empty matches are skipped (`x*` masks runs of x, not every gap between characters); the matcher itself moves
     // past them by a whole code point, so the loop ends and never stops inside a surrogate pair.
     while (matcher.find()) {
       const start = matcher.start();
       const end = matcher.end();
       if (end === start) continue;
+      length += replacement.length - (end - start);
+      if (length > maxLength) throw new ExpressionError(`The masked text would be longer than ${maxLength} characters.`);
       parts.push(text.slice(last, start), replacement);
       last = end;
     }
@@ -51,9 +57,14 @@ export function compileMask(expression: string): CompiledMask {
   return new CompiledMask(expression);
 }
 
-/** `text` with every non-empty match of `mask` replaced by `replacement` literally (`$1` is not substituted). */
-export function maskText(text: string, mask: CompiledMask, replacement: string): string {
-  return mask.replaceIn(text, replacement);
+/**
+ * `text` with every non-empty match of `mask` replaced by `replacement` literally (`$1` is not substituted).
+ * A replacement longer than what it replaces makes the text grow (a one-character match per character of a 1 MB body
+ * and a 1,000-character replacement would be 1 GB, past what a JavaScript string can hold): pass `maxLength` to have
+ * that refused as an ExpressionError instead, before the text is built.
+ */
+export function maskText(text: string, mask: CompiledMask, replacement: string, maxLength?: number): string {
+  return mask.replaceIn(text, replacement, maxLength);
 }
 
 function compile(expression: string): RE2JS {
