@@ -5,7 +5,8 @@ import { type CompiledMask, compileMask, MAX_MASK_EXPRESSION_LENGTH, maskText } 
 /**
  * Property-based tests of mask expressions, seeded and bounded so every run checks the same cases:
  * - any string either compiles or is refused with an ExpressionError, never another exception;
- * - masking with any expression that compiles never throws and ends, on any text (astral characters, lone surrogates);
+ * - masking with any expression that compiles never throws and ends, on any text (astral characters, lone surrogates),
+ *   and a maxLength refuses exactly the results longer than it;
  * - a literal expression masks exactly what String.prototype.replaceAll replaces;
  * - on expressions RE2 and JavaScript's RegExp read alike, masking replaces exactly the non-empty matches RegExp finds.
  */
@@ -59,7 +60,10 @@ describe('mask expressions, property-based', () => {
       fc.property(fragmentExpression, anyText, replacement, (expression, text, by) => {
         const mask = compiled(expression);
         if (mask === undefined) return;
-        expect(typeof maskText(text, mask, by)).toBe('string');
+        const masked = maskText(text, mask, by);
+        // maxLength refuses exactly the results longer than it.
+        expect(maskText(text, mask, by, masked.length)).toBe(masked);
+        if (masked.length > 0) expect(() => maskText(text, mask, by, masked.length - 1)).toThrow(ExpressionError);
       }),
       { seed: SEED, numRuns: RUNS },
     );

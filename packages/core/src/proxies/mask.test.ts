@@ -48,6 +48,9 @@ describe('maskText', () => {
     expect(() => maskText('1234', compiled, 'ab', 7)).toThrow(new ExpressionError('The masked text would be longer than 7 characters.'));
     expect(maskText('1234567890', compileMask('\\d+'), '*', 1)).toBe('*');
     expect(maskText('abc', compiled, 'x'.repeat(100), 3)).toBe('abc');
+    expect(() => maskText('abc', compiled, 'x', 2)).toThrow(ExpressionError); // the text itself is too long
+    // Growing first and shrinking later: only the result counts.
+    expect(maskText('1 aaaa', compileMask('\\d|a+'), 'xyz', 7)).toBe('xyz xyz');
     expect(() => maskText('1'.repeat(1_000_000), compiled, 'x'.repeat(1_000), 10_000_000)).toThrow(ExpressionError);
   });
 

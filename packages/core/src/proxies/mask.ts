@@ -31,22 +31,27 @@ export class CompiledMask {
     const matcher = this.#regex.matcher(text);
     const parts: string[] = [];
     let last = 0;
-    let length = text.length;
+    let built = 0; // what the parts hold so far: never more than the result, so refusing past maxLength is exact
     // Empty matches are skipped (`x*` masks runs of x, not every gap between characters); the matcher itself moves
     // past them by a whole code point, so the loop ends and never stops inside a surrogate pair.
     while (matcher.find()) {
       const start = matcher.start();
       const end = matcher.end();
       if (end === start) continue;
-      length += replacement.length - (end - start);
-      if (length > maxLength) throw new ExpressionError(`The masked text would be longer than ${maxLength} characters.`);
+      built += start - last + replacement.length;
+      if (built > maxLength) throw tooLong(maxLength);
       parts.push(text.slice(last, start), replacement);
       last = end;
     }
+    if (built + text.length - last > maxLength) throw tooLong(maxLength);
     if (parts.length === 0) return text;
     parts.push(text.slice(last));
     return parts.join('');
   }
+}
+
+function tooLong(maxLength: number): ExpressionError {
+  return new ExpressionError(`The masked text would be longer than ${maxLength} characters.`);
 }
 
 /**
