@@ -89,9 +89,11 @@ describe('proxy rows', () => {
     const first = aProxy();
     await store.proxies.create(first, 100);
     const twin = aProxy({ keyHash: first.keyHash, tenantId: 'another-tenant' });
-    await expect(store.proxies.create(twin, 100)).rejects.toThrow(/UNIQUE constraint failed: proxies.key_hash/);
+    // Not toThrow(): better-sqlite3's error class may come from another test file's realm under jest.
+    const unique = { message: expect.stringMatching(/UNIQUE constraint failed: proxies.key_hash/) };
+    await expect(store.proxies.create(twin, 100)).rejects.toMatchObject(unique);
     const event = anAuditEvent({ tenantId: 'another-tenant', entityType: 'proxy', entityId: twin.id });
-    await expect(store.proxies.create(twin, 100, { events: [event], messages: [] })).rejects.toThrow(/UNIQUE constraint failed: proxies.key_hash/);
+    await expect(store.proxies.create(twin, 100, { events: [event], messages: [] })).rejects.toMatchObject(unique);
     expect(store.db.prepare('SELECT COUNT(*) FROM proxies WHERE id = ?').pluck().get(twin.id)).toBe(0);
     expect(store.db.prepare('SELECT COUNT(*) FROM audit_events WHERE id = ?').pluck().get(event.id)).toBe(0);
     // The connection is usable after the rolled-back transaction.

@@ -151,10 +151,11 @@ export function describeProxyContract(open: () => Promise<Store>): void {
       it('refuses, by throwing, a second proxy with a stored key hash, in any tenant, and stores nothing of it', async () => {
         const first = aProxy();
         await proxies().create(first, 100);
+        // Not toThrow(): a driver's error class may come from another realm under jest (see the directory contract).
         const sameTenant = aProxy({ keyHash: first.keyHash });
-        await expect(proxies().create(sameTenant, 100, effectsOf(sameTenant.id, 'proxy.created'))).rejects.toThrow();
+        await expect(proxies().create(sameTenant, 100, effectsOf(sameTenant.id, 'proxy.created'))).rejects.toHaveProperty('message');
         const otherTenant = aProxy({ tenantId: T2, keyHash: first.keyHash });
-        await expect(proxies().create(otherTenant, 100, effectsOf(otherTenant.id, 'proxy.created', T2))).rejects.toThrow();
+        await expect(proxies().create(otherTenant, 100, effectsOf(otherTenant.id, 'proxy.created', T2))).rejects.toHaveProperty('message');
         expect(await proxies().findById(T1, sameTenant.id)).toBeUndefined();
         expect(await proxies().findById(T2, otherTenant.id)).toBeUndefined();
         expect((await proxies().findByKeyHash(first.keyHash))?.id).toBe(first.id);
@@ -169,7 +170,7 @@ export function describeProxyContract(open: () => Promise<Store>): void {
       it('refuses, by throwing, a second proxy with a stored id', async () => {
         const first = aProxy();
         await proxies().create(first, 100);
-        await expect(proxies().create(aProxy({ id: first.id }), 100)).rejects.toThrow();
+        await expect(proxies().create(aProxy({ id: first.id }), 100)).rejects.toHaveProperty('message');
         expect(plain(await proxies().findById(T1, first.id))).toEqual(plain(first));
         expect((await proxies().list(T1, {}, { page: 1, size: 50 })).total).toBe(1);
       });
