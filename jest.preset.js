@@ -17,6 +17,7 @@ module.exports = {
     '^@svc/mail$': path.join(root, 'packages/mail/src/index.ts'),
     '^@svc/mongo$': path.join(root, 'packages/mongo/src/index.ts'),
     '^@svc/outbound$': path.join(root, 'packages/outbound/src/index.ts'),
+    '^@svc/outbound/testing$': path.join(root, 'packages/outbound/testing/index.ts'),
   },
   testMatch: ['**/?(*.)test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { OutboundError, OutboundPolicy } from '@svc/core';
-import { makeTestCertificates, type TestCertificates } from '../test/test-ca';
-import { type Handler, startTestServer, type TestServer } from '../test/test-server';
+import { makeTestCertificates, type TestCertificates } from '../testing/test-ca';
+import { type Handler, startTestServer, type TestServer } from '../testing/test-server';
 import { UndiciOutboundHttp, type UndiciOutboundHttpOptions } from './undici-outbound-http';
 
 const ok: Handler = (_request, response) => {

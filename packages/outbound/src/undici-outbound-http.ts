@@ -1,7 +1,15 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { OutboundError, type OutboundHttp, type OutboundPolicy, type OutboundRequest, type OutboundResponse, type OutboundTarget } from '@svc/core';
+import {
+  OutboundError,
+  type OutboundHttp,
+  type OutboundPolicy,
+  type OutboundRequest,
+  type OutboundResponse,
+  type OutboundStream,
+  type OutboundTarget,
+} from '@svc/core';
 import { Agent, buildConnector, errors } from 'undici';
 
 /** Every address a host name resolves to. */
@@ -76,6 +84,71 @@ export class UndiciOutboundHttp implements OutboundHttp {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  async open(request: OutboundRequest & { readonly maxBodyBytes: number }): Promise<OutboundStream> {
+    const decision = this.options.policy.checkUrl(request.url);
+    if (!decision.allowed) throw new OutboundError('refused', `The destination ${decision.reason}.`);
+    const controller = new AbortController();
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+        reject(new OutboundError('timeout', 'The destination did not answer in time.'));
+      }, request.timeoutMs);
+    });
+    const answered = this.agent.request({
+      origin: decision.value.url.origin,
+      path: `${decision.value.url.pathname}${decision.value.url.search}`,
+      method: request.method as 'GET',
+      headers: request.headers as Record<string, string | string[]>,
+      body: request.body,
+      signal: controller.signal,
+      headersTimeout: request.timeoutMs,
+      // Between chunks of the answer: a destination that stops sending mid-body is cut after this long.
+      bodyTimeout: request.timeoutMs,
+    });
+    answered.catch(() => undefined);
+    let response: Awaited<typeof answered>;
+    try {
+      response = await Promise.race([answered, deadline]);
+    } catch (error) {
+      throw this.outboundError(error, timedOut);
+    } finally {
+      clearTimeout(timer);
+    }
+    const limit = request.maxBodyBytes;
+    if (Number(response.headers['content-length']) > limit) {
+      response.body.destroy();
+      throw new OutboundError('response_too_large', `The answer is larger than ${limit} bytes.`);
+    }
+    const source = response.body;
+    const toError = (error: unknown) => this.outboundError(error, false);
+    async function* body(): AsyncGenerator<Uint8Array> {
+      let size = 0;
+      try {
+        for await (const chunk of source) {
+          size += (chunk as Buffer).length;
+          if (size > limit) throw new OutboundError('response_too_large', `The answer is larger than ${limit} bytes.`);
+          yield chunk as Buffer;
+        }
+      } catch (error) {
+        throw toError(error);
+      } finally {
+        source.destroy();
+      }
+    }
+    return {
+      status: response.statusCode,
+      headers: response.headers as OutboundStream['headers'],
+      body: body(),
+      cancel: () => {
+        controller.abort();
+        source.destroy();
+      },
+    };
   }
 
   private async exchange(url: URL, request: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {

@@ -2,12 +2,18 @@
  * The one way svc sends HTTP requests to other hosts (webhook deliveries, the proxy). Every request passes the
  * {@link OutboundPolicy}; redirects are never followed (a 3xx is an answer like any other).
  *
- * Bodies are buffered both ways, which suits webhooks. The proxy streams (beyond.md §7): it will need a `stream`
- * variant of this port taking and returning byte streams, under the same policy, timeouts and connection pool.
+ * `send` buffers the answer, which suits webhooks; `open` hands the answer's body over as it arrives, which the proxy
+ * streams back to its caller (beyond.md §7). Both run under the same policy, timeouts and connection pool.
  */
 export interface OutboundHttp {
   /** Resolves with the destination's answer, whatever its status; rejects with an {@link OutboundError}. */
   send(request: OutboundRequest): Promise<OutboundResponse>;
+  /**
+   * Resolves once the destination's status and headers arrive (within `timeoutMs`), with its body still to read;
+   * rejects with an {@link OutboundError}. Reading the body throws an OutboundError when it passes
+   * `maxBodyBytes` (`response_too_large`), stalls for `timeoutMs` (`timeout`) or is cut (`unreachable`).
+   */
+  open(request: OutboundRequest & { readonly maxBodyBytes: number }): Promise<OutboundStream>;
   /** Closes pooled connections; later sends fail. */
   close(): Promise<void>;
 }
@@ -35,6 +41,17 @@ export interface OutboundResponse {
   /** Lower-case names. */
   readonly headers: OutboundHeaders;
   readonly body: Uint8Array;
+}
+
+/** An answer whose body is still arriving. */
+export interface OutboundStream {
+  readonly status: number;
+  /** Lower-case names. */
+  readonly headers: OutboundHeaders;
+  /** Read once. */
+  readonly body: AsyncIterable<Uint8Array>;
+  /** Stops reading and releases the connection (when the caller went away, or the body is not wanted). */
+  cancel(): void;
 }
 
 /**

@@ -43,6 +43,9 @@ describe('DeliverWebhooks with a secret that cannot be opened', () => {
     } as unknown as WebhookRepository;
     const outbound: OutboundHttp = {
       send: async (request) => (sent.push(request.url), { status: 204, headers: {}, body: new Uint8Array() }) as never,
+      open: async () => {
+        throw new Error('deliveries never stream');
+      },
       close: async () => undefined,
     };
     const run = new DeliverWebhooks({ webhooks: repo, deliveries, keyring, outbound, clock });

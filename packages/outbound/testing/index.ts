@@ -1,0 +1,2 @@
+export * from './test-ca';
+export * from './test-server';
