@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock';
 import { UnauthenticatedError } from '../shared/errors';
-import { isApplicationExpired } from '../applications/application';
+import { type Application, isApplicationExpired } from '../applications/application';
 import type { ApplicationRepository } from '../applications/application.repository';
 import type { Actor } from './actor';
 import { hashKey } from './api-key';
@@ -13,6 +13,20 @@ export interface AuthenticateDeps {
 }
 
 const SESSION_KEY_PREFIX = 'key_ses_';
+
+/** An application acting through one of its keys (or for a proxy it is set on). */
+export function applicationActor(application: Application, traceId?: string): Actor {
+  return {
+    tenantId: application.tenantId,
+    kind: 'application',
+    applicationId: application.id,
+    applicationType: application.type,
+    permissions: application.permissions,
+    rules: application.rules,
+    authorized: true,
+    traceId,
+  };
+}
 
 /**
  * Turns a presented key (an application's or a session's) into an actor, or fails with 401 for a missing, unknown,
@@ -29,16 +43,7 @@ export class Authenticate {
     if (!application || isApplicationExpired(application, this.deps.clock.now())) {
       throw new UnauthenticatedError('The API key is invalid or expired.');
     }
-    return {
-      tenantId: application.tenantId,
-      kind: 'application',
-      applicationId: application.id,
-      applicationType: application.type,
-      permissions: application.permissions,
-      rules: application.rules,
-      authorized: true,
-      traceId,
-    };
+    return applicationActor(application, traceId);
   }
 
   /** A session acts for its public application, which must still exist; before authorization it may do nothing. */

@@ -92,6 +92,20 @@ export class TenantKeys {
     return open(this.dataKey, sealed, `svc/webhook-secret/v1\u0000${this.tenantId}\u0000${webhookId}`).toString('utf8');
   }
 
+  /**
+   * A proxy's configuration (destination credentials), under its own associated data (`svc/proxy-configuration/v1`):
+   * it can never be opened as a token, an idempotent answer or a webhook secret, nor as another proxy's.
+   */
+  sealProxyConfiguration(proxyId: string, configuration: Readonly<Record<string, string>>): Uint8Array {
+    const plaintext = Buffer.from(JSON.stringify(configuration), 'utf8');
+    return seal(this.dataKey, this.random.bytes(AEAD_IV_BYTES), plaintext, `svc/proxy-configuration/v1\u0000${this.tenantId}\u0000${proxyId}`);
+  }
+
+  openProxyConfiguration(proxyId: string, sealed: Uint8Array): Record<string, string> {
+    const text = open(this.dataKey, sealed, `svc/proxy-configuration/v1\u0000${this.tenantId}\u0000${proxyId}`).toString('utf8');
+    return JSON.parse(text) as Record<string, string>;
+  }
+
   private aad(tokenId: string): string {
     return `svc/token/v1\u0000${this.tenantId}\u0000${tokenId}`;
   }

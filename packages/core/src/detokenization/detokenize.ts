@@ -40,6 +40,8 @@ export interface DetokenizeOptions {
    */
   readonly answerLimit: number;
   readonly answerLimitSetting: string;
+  /** How the audit log names what was done with each token (default `detokenize`, `Token detokenized`). */
+  readonly audit?: { readonly operation: string; readonly message: string } | undefined;
 }
 
 /** One expression's value, worked out once however many strings use it: its size as text, or why it has none. */
@@ -99,7 +101,12 @@ export class Detokenize {
     auditOf(this.deps).record(
       actor,
       now,
-      [...firstPath.keys()].map((id) => ({ entityType: 'token' as const, entityId: id, operation: 'detokenize', message: `Token detokenized (${views.get(id)?.hasData ? 'data shown' : 'data redacted'})` })),
+      [...firstPath.keys()].map((id) => ({
+        entityType: 'token' as const,
+        entityId: id,
+        operation: options.audit?.operation ?? 'detokenize',
+        message: `${options.audit?.message ?? 'Token detokenized'} (${views.get(id)?.hasData ? 'data shown' : 'data redacted'})`,
+      })),
     );
     return replaceAt(body, rendered);
   }

@@ -17,6 +17,8 @@ import { WorkBudget } from './work-budget';
 export interface ExpressionScope {
   data: unknown;
   metadata?: Record<string, string>;
+  /** A proxy's configuration, bound only in its `append_header` values (destination credentials). */
+  configuration?: Readonly<Record<string, string>>;
 }
 
 /** What the engine needs: randomness for the alias filters, and optionally tighter or looser work bounds. */
@@ -142,7 +144,9 @@ export class ExpressionEngine {
 
 /** A fresh top-level object per render, so tags like `increment` cannot touch the caller's objects. */
 function environment(scope: ExpressionScope): Record<string, unknown> {
-  return scope.metadata === undefined ? { data: scope.data } : { data: scope.data, metadata: scope.metadata };
+  const env: Record<string, unknown> = scope.metadata === undefined ? { data: scope.data } : { data: scope.data, metadata: scope.metadata };
+  if (scope.configuration !== undefined) env.configuration = { ...scope.configuration };
+  return env;
 }
 
 function soleOutput(templates: readonly Template[]): Output | undefined {

@@ -106,3 +106,23 @@ export class UnavailableError extends DomainError {
     super(message);
   }
 }
+
+/** A destination the proxy called gave no usable answer: unreachable, TLS failed, cut off, or an answer too large. */
+export class BadGatewayError extends DomainError {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A destination the proxy called did not answer in time. */
+export class GatewayTimeoutError extends DomainError {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
