@@ -57,6 +57,13 @@ import {
   Sweep,
   IdempotentRequests,
   CreateWebhook,
+  CreateProxy,
+  DeleteProxy,
+  GetProxy,
+  InvokeProxy,
+  ListProxies,
+  UpdateProxy,
+  type ProxyDeps,
   DeleteWebhook,
   GetWebhook,
   ListWebhookEventTypes,
@@ -87,6 +94,10 @@ import { TOKENS } from './tokens';
 import type { SessionUseCases } from './http/routes/session.routes';
 import type { TenantUseCases } from './http/routes/tenant.routes';
 import type { WebhookUseCases } from './http/routes/webhook.routes';
+import type { ProxyUseCases } from './http/routes/proxy.routes';
+import { presentToken } from './http/presenters/token.presenter';
+import { createTokenInput, createTokenSchema } from './http/schemas/token.schemas';
+import { validate } from './http/validate';
 
 export interface ApplicationUseCases {
   readonly create: CreateApplication;
@@ -394,6 +405,39 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       remove: new DeleteWebhook(deps),
       eventTypes: new ListWebhookEventTypes(),
       deliveries: new ListWebhookDeliveries({ ...deps, deliveries: d.resolve<Store>(TOKENS.Store).webhookDeliveries }),
+    };
+  }));
+  c.register(TOKENS.ProxyUseCases, single<ProxyUseCases>((d) => {
+    const store = d.resolve<Store>(TOKENS.Store);
+    const readTokenRequest = (body: unknown) => createTokenInput(validate(createTokenSchema, body));
+    const deps: ProxyDeps = {
+      proxies: store.proxies,
+      applications: store.applications,
+      keyring: d.resolve<Keyring>(TOKENS.Keyring),
+      clock: d.resolve<Clock>(TOKENS.Clock),
+      ids: d.resolve<IdGenerator>(TOKENS.Ids),
+      random: d.resolve<RandomSource>(TOKENS.Random),
+      policy: new OutboundPolicy(config.outboundAllow),
+      expressions: d.resolve<ExpressionEngine>(TOKENS.Expressions),
+      readTokenRequest,
+      audit: d.resolve<Audit>(TOKENS.Audit),
+    };
+    const tokens = d.resolve<TokenUseCases>(TOKENS.TokenUseCases);
+    return {
+      create: new CreateProxy(deps),
+      list: new ListProxies(deps),
+      get: new GetProxy(deps),
+      update: new UpdateProxy(deps),
+      remove: new DeleteProxy(deps),
+      invoke: new InvokeProxy({
+        ...deps,
+        outbound: d.resolve<OutboundHttp>(TOKENS.OutboundHttp),
+        detokenize: tokens.detokenize,
+        tokenize: tokens.tokenize,
+        presentToken,
+        timeoutMs: config.proxyTimeoutMs,
+        bodyLimitBytes: config.bodyLimitBytes,
+      }),
     };
   }));
   c.register(TOKENS.Sweep, single((d) => new Sweep({

@@ -23,6 +23,7 @@ export const TOKENS = {
   IdempotentRequests: Symbol('IdempotentRequests'),
   OutboundHttp: Symbol('OutboundHttp'),
   WebhookUseCases: Symbol('WebhookUseCases'),
+  ProxyUseCases: Symbol('ProxyUseCases'),
   Audit: Symbol('Audit'),
   AuditRecorder: Symbol('AuditRecorder'),
   AuditLogUseCases: Symbol('AuditLogUseCases'),

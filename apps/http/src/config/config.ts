@@ -45,6 +45,8 @@ export interface Config {
   readonly detokenizeLimit: number;
   /** Milliseconds a shutdown waits for responses in progress before it cuts their connections. */
   readonly shutdownTimeoutMs: number;
+  /** How long the proxy waits for a destination's answer (SVC_PROXY_TIMEOUT) unless a proxy sets its own. */
+  readonly proxyTimeoutMs: number;
 }
 
 /** A configuration value that cannot start the vault; the message names the variable. */

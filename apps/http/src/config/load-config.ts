@@ -185,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: bytes(env, 'SVC_BODY_LIMIT', 1024 * 1024),
     sweepIntervalMs: duration(env, 'SVC_SWEEP_INTERVAL', 60_000),
     shutdownTimeoutMs: duration(env, 'SVC_SHUTDOWN_TIMEOUT', 10_000),
+    proxyTimeoutMs: positiveDuration(env, 'SVC_PROXY_TIMEOUT', 25_000),
     corsOrigins: corsOrigins(env),
     searchReaders: integer(env, 'SVC_SEARCH_READERS', 2, 0, 16),
     outboundAllow: outboundAllow(env),

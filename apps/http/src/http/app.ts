@@ -23,6 +23,7 @@ import { permissionRoutes } from './routes/permission.routes';
 import { tokenIntentRoutes } from './routes/token-intent.routes';
 import { bulkRoutes } from './routes/bulk.routes';
 import { webhookRoutes, type WebhookUseCases } from './routes/webhook.routes';
+import { proxiesRoutes, proxyRoutes, type ProxyUseCases } from './routes/proxy.routes';
 import { edgeHeaders } from './trace';
 import { cors } from './cors';
 
@@ -58,6 +59,10 @@ export function createApp(container: DependencyContainer): Express {
   acceptRoutes(app, container.resolve<AcceptInvitation>(TOKENS.AcceptInvitation), config.bodyLimitBytes);
   permissionRoutes(app, auth);
   webhookRoutes(app, auth, container.resolve<WebhookUseCases>(TOKENS.WebhookUseCases), json);
+  const proxyUseCases = container.resolve<ProxyUseCases>(TOKENS.ProxyUseCases);
+  const patchJson = idempotent(requests, jsonBody(config.bodyLimitBytes, ['application/merge-patch+json', 'application/json']), logger);
+  proxiesRoutes(app, auth, proxyUseCases, { json, patchJson, bodyLimitBytes: config.bodyLimitBytes });
+  proxyRoutes(app, auth, proxyUseCases, config.bodyLimitBytes);
   logRoutes(app, auth, container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases));
   app.use(notFoundHandler);
   app.use(errorHandler(logger, edgeAudit));

@@ -58,6 +58,17 @@ const ROUTES: ReadonlyMap<string, RouteAudit> = new Map([
   ['PUT /webhooks/:id', r('webhook', 'update', false, 'id')],
   ['DELETE /webhooks/:id', r('webhook', 'delete', false, 'id')],
   ['GET /webhooks/:id/deliveries', r('webhook', 'read', true, 'id')],
+  ['POST /proxies', r('proxy', 'create')],
+  ['GET /proxies', r('proxy', 'read', true)],
+  ['GET /proxies/:id', r('proxy', 'read', false, 'id')],
+  ['PUT /proxies/:id', r('proxy', 'update', false, 'id')],
+  ['PATCH /proxies/:id', r('proxy', 'update', false, 'id')],
+  ['DELETE /proxies/:id', r('proxy', 'delete', false, 'id')],
+  // The proxy takes any method; its successes are recorded by the use case (with the destination's status).
+  ...['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].flatMap((method) => [
+    [`${method} /proxy`, r('proxy', 'invoke')] as const,
+    [`${method} /proxy/*path`, r('proxy', 'invoke')] as const,
+  ]),
 ]);
 
 /** The longest entity id an event takes from a path (ids are UUIDs or token ids of at most 400 characters). */

@@ -1,7 +1,9 @@
 import {
+  BadGatewayError,
   ConflictError,
   DomainError,
   ForbiddenError,
+  GatewayTimeoutError,
   GoneError,
   NotFoundError,
   UnauthenticatedError,
@@ -40,6 +42,8 @@ const KINDS: ReadonlyArray<readonly [abstract new (...args: never[]) => DomainEr
   [GoneError, { status: 410, type: `${BASE}gone`, title: 'Gone' }],
   [UnprocessableError, { status: 422, type: `${BASE}unprocessable`, title: 'Unprocessable Entity' }],
   [UnavailableError, { status: 503, type: `${BASE}unavailable`, title: 'Service Unavailable' }],
+  [BadGatewayError, { status: 502, type: `${BASE}bad-gateway`, title: 'Bad Gateway' }],
+  [GatewayTimeoutError, { status: 504, type: `${BASE}gateway-timeout`, title: 'Gateway Timeout' }],
 ];
 
 export const HTTP_PROBLEMS = {

@@ -1,0 +1,328 @@
+import { createServer, type AddressInfo } from 'node:net';
+import { makeTestCertificates, type Handler, startTestServer, type TestCertificates, type TestServer } from '@svc/outbound/testing';
+import request from 'supertest';
+import { applicationKey, as, harness, type Harness } from './harness';
+
+const VISA = '4242424242424242';
+const MASTERCARD = '5555555555554444';
+
+/** A destination that answers JSON echoing what it received. */
+const echo: Handler = (received, res) => {
+  res.writeHead(201, { 'content-type': 'application/json', 'x-processor': 'stand-in', 'set-cookie': ['a=1', 'b=2'] });
+  res.end(JSON.stringify({ ok: true, method: received.method, url: received.url }));
+};
+
+describe('the proxy over HTTP', () => {
+  let certs: TestCertificates;
+  const servers: TestServer[] = [];
+  let h: Harness;
+  let dest: TestServer;
+  /** A private key that may create, reveal and proxy tokens. */
+  let backend: string;
+
+  beforeAll(() => {
+    certs = makeTestCertificates();
+  });
+  afterAll(() => certs.dispose());
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+
+  async function https(handler: Handler = echo): Promise<TestServer> {
+    const server = await startTestServer(handler, certs);
+    servers.push(server);
+    return server;
+  }
+
+  async function setUp(handler: Handler = echo, env: Record<string, string> = {}): Promise<void> {
+    dest = await https(handler);
+    h = await harness({ SVC_OUTBOUND_ALLOW: `127.0.0.1:${dest.port}`, SVC_OUTBOUND_CA: certs.caFile, ...env });
+    backend = await applicationKey(h, { name: 'backend', type: 'private', permissions: ['token:create', 'token:read', 'token:use', 'proxy:invoke'] });
+  }
+
+  const card = async (number = VISA): Promise<string> =>
+    (await as(h.app, backend).post('/tokens').send({ type: 'card_number', data: number }).expect(201)).body.id as string;
+
+  const proxy = (key = backend) => ({
+    post: (path = '/proxy') => request(h.app).post(path).set('SVC-API-KEY', key).set('SVC-PROXY-URL', `https://127.0.0.1:${dest.port}/v1/charges`),
+    get: (path = '/proxy') => request(h.app).get(path).set('SVC-API-KEY', key).set('SVC-PROXY-URL', `https://127.0.0.1:${dest.port}/v1/charges`),
+  });
+
+  describe('ephemeral', () => {
+    it('replaces tokens in a JSON body before it leaves, and answers with the destination status, headers and body', async () => {
+      await setUp();
+      const id = await card();
+      const res = await proxy().post('/proxy/extra?amount=100').send({ card: { number: `{{ ${id} }}`, cvc: '123' }, note: 'card {{ ' + id + " | json: '$' }}!" });
+      expect(res.status).toBe(201);
+      expect(res.headers['svc-proxy-destination-status']).toBe('201');
+      expect(res.headers['x-processor']).toBe('stand-in');
+      expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+      expect(res.body).toEqual({ ok: true, method: 'POST', url: '/v1/charges/extra?amount=100' });
+      expect(dest.received).toHaveLength(1);
+      expect(JSON.parse(dest.received[0]!.body)).toEqual({ card: { number: VISA, cvc: '123' }, note: `card ${VISA}!` });
+    });
+
+    it('replaces tokens in headers, form and text bodies', async () => {
+      await setUp();
+      const id = await card();
+      await proxy().post().set('X-Card', `{{ ${id} }}`).type('form').send({ number: `{{ ${id} }}`, other: 'a b&c' }).expect(201);
+      expect(dest.received[0]!.headers['x-card']).toBe(VISA);
+      expect(new URLSearchParams(dest.received[0]!.body).get('number')).toBe(VISA);
+      expect(new URLSearchParams(dest.received[0]!.body).get('other')).toBe('a b&c');
+      await proxy().post().set('Content-Type', 'text/plain').send(`pay with {{${id}}} now`).expect(201);
+      expect(dest.received[1]!.body).toBe(`pay with ${VISA} now`);
+    });
+
+    it('forwards headers except hop-by-hop ones, the API key and SVC-PROXY-*; bodies without tokens pass byte for byte', async () => {
+      await setUp();
+      const raw = '{ "a" : 1,\n "b": [1, 2] }';
+      await proxy()
+        .post()
+        .set('Content-Type', 'application/json')
+        .set('X-Trace', 'abc')
+        .set('Connection', 'keep-alive, x-drop')
+        .set('X-Drop', 'gone')
+        .set('Authorization', 'Bearer destination-key')
+        .set('BT-PROXY-URL', 'https://elsewhere.example.com')
+        .send(raw)
+        .expect(201);
+      const sent = dest.received[0]!;
+      expect(sent.body).toBe(raw);
+      expect(sent.headers['x-trace']).toBe('abc');
+      expect(sent.headers.authorization).toBe('Bearer destination-key');
+      expect(sent.headers['svc-api-key']).toBeUndefined();
+      expect(sent.headers['svc-proxy-url']).toBeUndefined();
+      expect(sent.headers['bt-proxy-url']).toBeUndefined();
+      expect(sent.headers['x-drop']).toBeUndefined();
+      expect(sent.headers.host).toBe(`127.0.0.1:${dest.port}`);
+    });
+
+    it('refuses a token the caller may not reveal (403) and an unknown one (400), sending nothing', async () => {
+      await setUp();
+      const id = await card();
+      const masked = await applicationKey(h, { name: 'masked', type: 'private', permissions: ['token:read', 'proxy:invoke'] });
+      const refused = await proxy(masked).post().send({ number: `{{ ${id} }}` }).expect(403);
+      expect(refused.headers['content-type']).toContain('application/problem+json');
+      expect(Object.keys(refused.body.errors)).toEqual(['body.number']);
+      const unknown = await proxy().post().set('X-Card', '{{ 00000000-0000-4000-8000-000000000000 }}').send({}).expect(400);
+      expect(Object.keys(unknown.body.errors)).toEqual(['headers.x-card']);
+      expect(dest.received).toHaveLength(0);
+      expect(dest.connections()).toBe(0);
+    });
+
+    it('refuses more than 20 tokens in one request, and keys without proxy:invoke', async () => {
+      await setUp();
+      const ids = await Promise.all(Array.from({ length: 21 }, () => card()));
+      const res = await proxy().post().send(ids.map((id) => `{{ ${id} }}`)).expect(400);
+      expect(JSON.stringify(res.body)).toContain('20');
+      const noInvoke = await applicationKey(h, { name: 'no invoke', type: 'private', permissions: ['token:read', 'token:use'] });
+      await proxy(noInvoke).post().send({}).expect(403);
+      await request(h.app).post('/proxy').set('SVC-PROXY-URL', `https://127.0.0.1:${dest.port}/`).send({}).expect(401);
+      expect(dest.received).toHaveLength(0);
+    });
+
+    it('refuses destinations the outbound policy refuses without contacting them', async () => {
+      await setUp();
+      const other = await https();
+      for (const url of [`https://127.0.0.1:${other.port}/`, `http://127.0.0.1:${dest.port}/`.replace('http:', 'ftp:'), `https://localhost:${other.port}/`, 'not a url']) {
+        const res = await request(h.app).post('/proxy').set('SVC-API-KEY', backend).set('SVC-PROXY-URL', url).send({}).expect(400);
+        expect(Object.keys(res.body.errors)).toEqual(['SVC-PROXY-URL']);
+      }
+      await request(h.app).post('/proxy').set('SVC-API-KEY', backend).send({}).expect(400);
+      expect(other.connections()).toBe(0);
+    });
+
+    it('answers 502 when the destination is down and 504 when it does not answer in time', async () => {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const downPort = (closed.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      const slow = await https(() => undefined);
+      await setUp(echo, { SVC_OUTBOUND_ALLOW: `127.0.0.1`, SVC_PROXY_TIMEOUT: '1' });
+      const down = await request(h.app).post('/proxy').set('SVC-API-KEY', backend).set('SVC-PROXY-URL', `https://127.0.0.1:${downPort}/`).send({}).expect(502);
+      expect(down.headers['content-type']).toContain('application/problem+json');
+      const late = await request(h.app).post('/proxy').set('SVC-API-KEY', backend).set('SVC-PROXY-URL', `https://127.0.0.1:${slow.port}/`).send({}).expect(504);
+      expect(late.body.status).toBe(504);
+    });
+
+    it('refuses dot segments in the path suffix', async () => {
+      await setUp();
+      const res = await proxy().get('/proxy/%2e%2e/admin').expect(400);
+      expect(Object.keys(res.body.errors)).toEqual(['path']);
+      expect(dest.received).toHaveLength(0);
+    });
+
+    it('streams a large answer back whole, and refuses one over the body limit', async () => {
+      const big = 'x'.repeat(600_000);
+      await setUp((received, res) => {
+        const body = received.url.includes('huge') ? big + big : big;
+        if (received.url.includes('chunked')) {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.write(body.slice(0, 100_000));
+          setTimeout(() => res.end(body.slice(100_000)), 20);
+        } else {
+          res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(body.length) });
+          res.end(body);
+        }
+      }, { SVC_BODY_LIMIT: '1mb' });
+      const ok = await proxy().get('/proxy/big/chunked').expect(200);
+      expect(ok.text).toBe(big);
+      // Stated too large: refused before anything is answered.
+      await proxy().get('/proxy/huge').expect(502);
+      // Found too large midway: the answer has begun, so the connection is cut rather than the body ending short.
+      const cut = await proxy().get('/proxy/huge/chunked').then(() => 'answered', (error: Error) => error.message);
+      expect(cut).toMatch(/aborted|socket hang up|ECONNRESET/);
+    });
+
+    it('records the invocation and every token it revealed in the audit log, never the data', async () => {
+      await setUp();
+      const id = await card();
+      await proxy().post().send({ n: `{{ ${id} }}` }).expect(201);
+      await h.settleAudit();
+      const logs = await as(h.app, h.key).get('/logs?size=100').expect(200);
+      const events = logs.body.data as Array<{ entity_type: string; entity_id?: string; operation: string; message: string }>;
+      expect(events).toEqual(expect.arrayContaining([
+        expect.objectContaining({ entity_type: 'token', entity_id: id, operation: 'proxy' }),
+        expect.objectContaining({ entity_type: 'proxy', operation: 'invoke', message: 'Proxy invoked; the destination answered 201' }),
+      ]));
+      expect(logs.text).not.toContain(VISA);
+    });
+  });
+
+  describe('pre-configured', () => {
+    const mgmt = () => as(h.app, h.key);
+
+    it('creates a proxy with its key shown once and its configuration sealed at rest; reads, lists, patches and deletes it', async () => {
+      await setUp();
+      const created = await mgmt()
+        .post('/proxies')
+        .send({ name: 'Charges', destination_url: `https://127.0.0.1:${dest.port}/v1`, configuration: { API_KEY: 'sk_live_secret_value' } })
+        .expect(201);
+      expect(created.body).toEqual(expect.objectContaining({
+        id: expect.any(String),
+        key: expect.stringMatching(/^key_prx_/),
+        name: 'Charges',
+        require_auth: true,
+        disable_detokenization: false,
+        request_transforms: [],
+        response_transforms: [],
+        configuration: { API_KEY: 'sk_live_secret_value' },
+      }));
+      const stored = await h.store.proxies.findById(h.tenant.tenant.id, created.body.id);
+      expect(Buffer.from(stored!.sealedConfiguration).toString('latin1')).not.toContain('sk_live_secret_value');
+      expect(stored!.keyHash).not.toContain(created.body.key);
+      const got = await mgmt().get(`/proxies/${created.body.id}`).expect(200);
+      expect(got.body.key).toBeUndefined();
+      const listed = await mgmt().get('/proxies?name=charg').expect(200);
+      expect(listed.body.data.map((p: { id: string }) => p.id)).toEqual([created.body.id]);
+      expect(listed.text).not.toContain(created.body.key);
+      const patched = await mgmt().patch(`/proxies/${created.body.id}`).set('Content-Type', 'application/merge-patch+json').send({ name: 'Renamed' }).expect(200);
+      expect(patched.body).toEqual(expect.objectContaining({ name: 'Renamed', destination_url: `https://127.0.0.1:${dest.port}/v1`, configuration: { API_KEY: 'sk_live_secret_value' } }));
+      const other = await h.createTenant('Other');
+      await as(h.app, other.management.key).get(`/proxies/${created.body.id}`).expect(404);
+      await as(h.app, other.management.key).delete(`/proxies/${created.body.id}`).expect(404);
+      await mgmt().delete(`/proxies/${created.body.id}`).expect(204);
+      await mgmt().get(`/proxies/${created.body.id}`).expect(404);
+      expect(h.logLines.join('\n')).not.toContain('sk_live_secret_value');
+      expect(h.logLines.join('\n')).not.toContain(created.body.key);
+    });
+
+    it('names every broken field of a proxy', async () => {
+      await setUp();
+      const res = await mgmt()
+        .post('/proxies')
+        .send({
+          name: '',
+          destination_url: 'http://example.com',
+          request_transforms: [{ type: 'mask' }, { type: 'tokenize', matcher: '$..[?(@.x)]', token: { data: 'x' } }, { type: 'append_header', name: 'Host', value: '{{ nope | nofilter }}' }],
+          response_transforms: [{ type: 'mask', matcher: 'regex', expression: '(a)\\1', replacement: '*' }],
+          timeout: 0,
+          application_id: '00000000-0000-4000-8000-000000000000',
+          configuration: { 'bad key': 'x' },
+        })
+        .expect(400);
+      expect(Object.keys(res.body.errors).sort()).toEqual(
+        [
+          'application_id',
+          'configuration.bad key',
+          'destination_url',
+          'name',
+          'request_transforms[0].type',
+          'request_transforms[1].matcher',
+          'request_transforms[1].token.data',
+          'request_transforms[1].token.type',
+          'request_transforms[2].name',
+          'request_transforms[2].value',
+          'response_transforms[0].expression',
+          'timeout',
+        ].sort(),
+      );
+      expect((await mgmt().get('/proxies').expect(200)).body.data).toEqual([]);
+    });
+
+    it('tokenizes what a partner posts to an open inbound proxy, so the backend receives token ids only', async () => {
+      await setUp();
+      const inbound = await applicationKey(h, { name: 'inbound', type: 'private', permissions: ['token:create', 'token:read', 'token:use'] });
+      void inbound;
+      const apps = await mgmt().get('/applications?size=50').expect(200);
+      const appId = (apps.body.data as Array<{ id: string; name: string }>).find((a) => a.name === 'inbound')!.id;
+      const created = await mgmt()
+        .post('/proxies')
+        .send({
+          name: 'Inbound',
+          destination_url: `https://127.0.0.1:${dest.port}/cards`,
+          require_auth: false,
+          application_id: appId,
+          request_transforms: [{ type: 'tokenize', matcher: '$.cards[*].number', token: { type: 'card_number', metadata: { source: 'partner' } } }],
+        })
+        .expect(201);
+      const res = await request(h.app)
+        .post(`/proxy?svc-proxy-key=${created.body.key}`)
+        .send({ cards: [{ number: VISA }, { number: MASTERCARD }], ref: 'order-1' })
+        .expect(201);
+      expect(res.headers['svc-proxy-destination-status']).toBe('201');
+      const forwarded = JSON.parse(dest.received[0]!.body) as { cards: Array<{ number: string }>; ref: string };
+      expect(dest.received[0]!.url).toBe('/cards');
+      expect(dest.received[0]!.body).not.toContain(VISA);
+      expect(forwarded.ref).toBe('order-1');
+      const token = await as(h.app, backend).get(`/tokens/${forwarded.cards[0]!.number}`).expect(200);
+      expect(token.body.data).toBe(VISA);
+      expect(token.body.metadata).toEqual({ source: 'partner' });
+      // A wrong key is refused before anything is sent.
+      await request(h.app).post('/proxy').set('SVC-PROXY-KEY', 'key_prx_nope').send({}).expect(401);
+      expect(dest.received).toHaveLength(1);
+    });
+
+    it('asks for an API key of its own tenant when require_auth is true, appends configured headers and masks answers', async () => {
+      await setUp((_received, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '70' });
+        res.end(JSON.stringify({ card: '4242424242424242', last4: '4242', status: 'ok' }).padEnd(70, ' '));
+      });
+      const created = await mgmt()
+        .post('/proxies')
+        .send({
+          name: 'Processor',
+          destination_url: `https://127.0.0.1:${dest.port}/pay`,
+          configuration: { API_KEY: 'sk_test_123' },
+          request_transforms: [{ type: 'append_header', name: 'Authorization', value: 'Bearer {{ configuration.API_KEY }}' }],
+          response_transforms: [
+            { type: 'mask', matcher: '$.card', replacement: 'XXXX' },
+            { type: 'mask', matcher: 'regex', expression: 'ok', replacement: 'fine' },
+          ],
+        })
+        .expect(201);
+      const key = created.body.key as string;
+      await request(h.app).post('/proxy').set('SVC-PROXY-KEY', key).send({}).expect(401);
+      const other = await h.createTenant('Other');
+      const foreign = await applicationKey({ ...h, key: other.management.key }, { name: 'x', type: 'private', permissions: ['proxy:invoke'] });
+      await request(h.app).post('/proxy').set('SVC-PROXY-KEY', key).set('SVC-API-KEY', foreign).send({}).expect(401);
+      expect(dest.received).toHaveLength(0);
+      const id = await card();
+      const res = await request(h.app).post('/proxy').set('BT-PROXY-KEY', key).set('BT-API-KEY', backend).send({ number: `{{ ${id} }}` }).expect(200);
+      expect(dest.received[0]!.headers.authorization).toBe('Bearer sk_test_123');
+      expect(JSON.parse(dest.received[0]!.body)).toEqual({ number: VISA });
+      expect(res.body).toEqual({ card: 'XXXX', last4: '4242', status: 'fine' });
+      expect(res.text).not.toContain(VISA);
+    });
+  });
+});
