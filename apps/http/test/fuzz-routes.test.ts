@@ -111,6 +111,30 @@ const WEBHOOK = { name: 'fuzz hook', url: 'https://hooks.example.com/in', events
 /** Once a tenant holds 50 webhooks, a create whose fields are all valid is a 400 naming the limit instead. */
 const WEBHOOK_LIMIT = { name: ['webhooks'], url: ['webhooks'], events: ['webhooks'], status: ['webhooks'], notify_email: ['webhooks'] };
 
+/** A valid pre-configured proxy body (beyond.md §7), every kind of transform but tokenize (which needs an application). */
+const PROXY = {
+  name: 'fuzz proxy',
+  destination_url: 'https://processor.example.com/v1',
+  request_transforms: [{ type: 'detokenize' }, { type: 'append_header', name: 'Authorization', value: 'Bearer {{ configuration.KEY }}' }],
+  response_transforms: [{ type: 'mask', matcher: 'regex', expression: '\\d{12,19}', replacement: '*' }],
+  configuration: { KEY: 'sk_fuzz' },
+  require_auth: true,
+  timeout: 10,
+  disable_detokenization: false,
+};
+/** Fields whose value decides whether another is valid; and a tenant holding 100 proxies names the limit instead. */
+const PROXY_RELATED = {
+  request_transforms: ['application_id', 'proxies'],
+  application_id: ['proxies'],
+  name: ['proxies'],
+  destination_url: ['proxies'],
+  response_transforms: ['proxies'],
+  configuration: ['proxies'],
+  require_auth: ['proxies'],
+  timeout: ['proxies'],
+  disable_detokenization: ['proxies'],
+};
+
 interface Fixture {
   readonly h: Harness;
   readonly mgt: string;
@@ -127,6 +151,7 @@ interface Fixture {
   /** Token intents the store gained (creates, puts back) minus those it lost (takes): a 4xx must leave it unchanged. */
   readonly intentsNet: { n: number };
   readonly webhookIds: string[];
+  readonly proxyIds: string[];
 }
 
 async function fixture(): Promise<Fixture> {
@@ -182,7 +207,11 @@ async function fixture(): Promise<Fixture> {
   for (const name of ['first hook', 'second hook']) {
     webhookIds.push((await as(h.app, mgt).post('/webhooks').send({ ...WEBHOOK, name }).expect(201)).body.id as string);
   }
-  return { h, mgt, pvt, pub, tokenIds, victimApps, victimKeys, invitationIds, memberIds, nonce, intentIds, intentsNet, webhookIds };
+  const proxyIds: string[] = [];
+  for (const name of ['first proxy', 'second proxy']) {
+    proxyIds.push((await as(h.app, mgt).post('/proxies').send({ ...PROXY, name }).expect(201)).body.id as string);
+  }
+  return { h, mgt, pvt, pub, tokenIds, victimApps, victimKeys, invitationIds, memberIds, nonce, intentIds, intentsNet, webhookIds, proxyIds };
 }
 
 /** A digest of everything the tenant's store holds, read through the store itself (sealed data included). */
@@ -201,6 +230,7 @@ async function snapshot(f: Fixture): Promise<string> {
     intents: await Promise.all(f.intentIds.map((id) => store.tokenIntents.findById(tenantId, id, new Date(0)))),
     intentsNet: f.intentsNet.n,
     webhooks: await store.webhooks.list(tenantId, all),
+    proxies: await store.proxies.list(tenantId, {}, all),
   };
   const text = JSON.stringify(state, (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value));
   return createHash('sha256').update(text).digest('hex');
@@ -337,6 +367,20 @@ const ROUTES: readonly Route[] = [
   { method: 'put', path: '/webhooks/:id', key: (f) => f.mgt, ids: (f) => f.webhookIds, body: () => ({ ...WEBHOOK, name: 'renamed hook', status: 'disabled' }) },
   { method: 'get', path: '/webhooks/:id/deliveries', key: (f) => f.mgt, ids: (f) => f.webhookIds, queryKeys: ['page', 'size'] },
   { method: 'delete', path: '/webhooks/:id', key: (f) => f.mgt, ids: (f) => f.webhookIds },
+  { method: 'post', path: '/proxies', key: (f) => f.mgt, body: () => ({ ...PROXY }), limitField: 'proxies', related: PROXY_RELATED },
+  { method: 'get', path: '/proxies', key: (f) => f.mgt, queryKeys: ['id', 'name', 'page', 'size'] },
+  { method: 'get', path: '/proxies/:id', key: (f) => f.mgt, ids: (f) => f.proxyIds },
+  { method: 'put', path: '/proxies/:id', key: (f) => f.mgt, ids: (f) => f.proxyIds, body: () => ({ ...PROXY, name: 'renamed proxy' }), related: PROXY_RELATED },
+  {
+    method: 'patch',
+    path: '/proxies/:id',
+    key: (f) => f.mgt,
+    ids: (f) => f.proxyIds,
+    contentType: 'application/merge-patch+json',
+    body: () => ({ name: 'patched proxy', configuration: { KEY: 'sk_other' }, timeout: null }),
+    related: PROXY_RELATED,
+  },
+  { method: 'delete', path: '/proxies/:id', key: (f) => f.mgt, ids: (f) => f.proxyIds },
   { method: 'get', path: '/logs', key: (f) => f.mgt, queryKeys: ['entity_type', 'entity_id', 'start_date', 'end_date', 'page', 'size'] },
   { method: 'get', path: '/logs/entity-types', key: (f) => f.mgt },
 ];
@@ -424,15 +468,16 @@ async function readsBack(f: Fixture): Promise<void> {
     mgt.get('/tenants/self/invitations?size=100'),
     mgt.get('/tenants/self/members?size=50'),
     mgt.get('/webhooks?size=50'),
+    mgt.get('/proxies?size=100'),
     pvt.get('/v2/tokens?size=100'),
     pvt.post('/v2/tokens/search').send({ query: '', size: 100 }),
   ]);
   const items = answers.flatMap((res) => (res.status === 200 ? (res.body.data as Array<{ id: string }>) : []));
-  expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200]);
+  expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200]);
   const tokens = answers[0]!.body.data as Array<{ id: string }>;
   for (const token of tokens.slice(0, 3)) expect((await pvt.get(`/tokens/${encodeURIComponent(token.id)}`)).status).toBe(200);
   // The cursor lists show the same tokens as the numbered one.
-  const byCursor = (answers[6]!.body.data as Array<{ id: string }>).map((t) => t.id);
+  const byCursor = (answers[7]!.body.data as Array<{ id: string }>).map((t) => t.id);
   expect(byCursor).toEqual(tokens.map((t) => t.id));
   expect(items.length).toBeGreaterThan(0);
 }
