@@ -195,4 +195,77 @@ describe('UndiciOutboundHttp against local servers', () => {
     expect((await failure(http.send(get(`https://127.0.0.1:${declared.port}/`)))).kind).toBe('response_too_large');
     expect((await failure(http.send(get(`https://127.0.0.1:${streamed.port}/`)))).kind).toBe('response_too_large');
   });
+
+  describe('open: answers handed over as they arrive', () => {
+    async function read(body: AsyncIterable<Uint8Array>): Promise<{ text: string; chunks: number }> {
+      let text = '';
+      let chunks = 0;
+      for await (const chunk of body) {
+        text += Buffer.from(chunk).toString();
+        chunks++;
+      }
+      return { text, chunks };
+    }
+
+    it('gives the status and headers first, then the body chunk by chunk, under the same policy', async () => {
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const server = await https((_request, response) => {
+        response.writeHead(202, { 'x-answer': 'streamed' });
+        response.write('first,');
+        void released.then(() => response.end('second'));
+      });
+      const http = client(`127.0.0.1:${server.port}`);
+      const stream = await http.open({ ...get(`https://127.0.0.1:${server.port}/s`), maxBodyBytes: 1024 });
+      // The answer's head arrived while its body is still held back by the server.
+      expect(stream.status).toBe(202);
+      expect(stream.headers['x-answer']).toBe('streamed');
+      release();
+      expect((await read(stream.body)).text).toBe('first,second');
+      expect((await failure(client(undefined).open({ ...get(`https://127.0.0.1:${server.port}/`), maxBodyBytes: 1024 }))).kind).toBe('refused');
+    });
+
+    it('refuses a body larger than maxBodyBytes, declared before reading or found while reading', async () => {
+      const big = Buffer.alloc(64 * 1024, 'a');
+      const declared = await https((_request, response) => {
+        response.writeHead(200, { 'content-length': String(big.length) });
+        response.end(big);
+      });
+      const streamed = await https((_request, response) => {
+        response.writeHead(200);
+        response.write(big);
+        response.end(big);
+      });
+      const http = client('127.0.0.1');
+      expect((await failure(http.open({ ...get(`https://127.0.0.1:${declared.port}/`), maxBodyBytes: 32 * 1024 }))).kind).toBe('response_too_large');
+      const stream = await http.open({ ...get(`https://127.0.0.1:${streamed.port}/`), maxBodyBytes: 96 * 1024 });
+      expect((await failure(read(stream.body))).kind).toBe('response_too_large');
+    });
+
+    it('times out waiting for the head, and on a body that stalls midway', async () => {
+      const silent = await https(() => undefined);
+      const stalling = await https((_request, response) => {
+        response.writeHead(200);
+        response.write('partial');
+      });
+      const http = client('127.0.0.1');
+      expect((await failure(http.open({ ...get(`https://127.0.0.1:${silent.port}/`, 300), maxBodyBytes: 1024 }))).kind).toBe('timeout');
+      const stream = await http.open({ ...get(`https://127.0.0.1:${stalling.port}/`, 300), maxBodyBytes: 1024 });
+      expect((await failure(read(stream.body))).kind).toBe('timeout');
+    });
+
+    it('cancel releases an answer not read to the end', async () => {
+      const server = await https((_request, response) => {
+        response.writeHead(200);
+        response.write('never finished');
+      });
+      const http = client('127.0.0.1');
+      const stream = await http.open({ ...get(`https://127.0.0.1:${server.port}/`), maxBodyBytes: 1024 });
+      stream.cancel();
+      // The next request is answered: cancelling broke nothing in the pool.
+      const again = await http.open({ ...get(`https://127.0.0.1:${server.port}/`, 2000), maxBodyBytes: 1024 });
+      expect(again.status).toBe(200);
+      again.cancel();
+    });
+  });
 });
