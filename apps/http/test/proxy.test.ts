@@ -227,6 +227,26 @@ describe('the proxy over HTTP', () => {
       expect(h.logLines.join('\n')).not.toContain(created.body.key);
     });
 
+    it('sends proxy.created, proxy.updated and proxy.deleted to subscribed webhooks, without the key or the configuration', async () => {
+      await setUp();
+      const hook = await mgmt()
+        .post('/webhooks')
+        .send({ name: 'proxies', url: 'https://hooks.example.com/in', events: ['proxy.created', 'proxy.updated', 'proxy.deleted'] })
+        .expect(201);
+      const created = await mgmt().post('/proxies').send({ name: 'P', destination_url: 'https://processor.example.com/', configuration: { K: 'sk_hidden' } }).expect(201);
+      await mgmt().put(`/proxies/${created.body.id}`).send({ name: 'Q', destination_url: 'https://processor.example.com/' }).expect(200);
+      await mgmt().delete(`/proxies/${created.body.id}`).expect(204);
+      const listed = await mgmt().get(`/webhooks/${hook.body.id}/deliveries?size=10`).expect(200);
+      const events = (listed.body.data as Array<{ event_type: string; event: { data: { id: string; name: string } } }>).map((d) => [d.event_type, d.event.data.id, d.event.data.name]);
+      expect(events.sort()).toEqual([
+        ['proxy.created', created.body.id, 'P'],
+        ['proxy.deleted', created.body.id, 'Q'],
+        ['proxy.updated', created.body.id, 'Q'],
+      ]);
+      expect(listed.text).not.toContain('sk_hidden');
+      expect(listed.text).not.toContain(created.body.key);
+    });
+
     it('names every broken field of a proxy', async () => {
       await setUp();
       const res = await mgmt()
