@@ -3,14 +3,17 @@ import { cpus, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { type Child, freePort, startNode } from './processes';
+import { type Destination, prepareProxyScenario, startDestination } from './proxy-scenario';
 import { type Scenario, type ScenarioContext, SUITES } from './scenarios';
 import { prepareSearchDataset } from './search-dataset';
 import { searchScenarios } from './search-scenarios';
 
 /**
  * `npm run bench`: starts the real `svc serve` on a fresh SQLite data dir and a bare Express echo server, drives
- * both with autocannon from this process, and prints each scenario beside the baseline. Settings:
- * BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 10).
+ * both with autocannon from this process, and prints each scenario beside the baseline; then the proxy beside a
+ * direct call to its local HTTPS destination (a third process), and searches on a large store. Settings:
+ * BENCH_DURATION (seconds per run, default 5), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 10),
+ * BENCH_PROXY=0 (skip the proxy phase and its HTTPS destination), BENCH_SEARCH=0 (skip the search phase).
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 /** Rounds of (baseline, scenario) run back to back; medians are reported, so one noisy run does not decide. */
@@ -22,6 +25,12 @@ interface Result {
   readonly rps: number;
   readonly p50: number;
   readonly p99: number;
+  /**
+   * p50 and p99 in fractional milliseconds, from each response's own time: autocannon's histogram keeps whole
+   * milliseconds, too coarse for a figure such as the proxy's added latency.
+   */
+  readonly p50Exact: number;
+  readonly p99Exact: number;
   readonly errors: number;
   readonly non2xx: number;
 }
@@ -30,17 +39,40 @@ async function measure(url: string, method: string, key: string | undefined, bod
   const headers: Record<string, string> = {};
   if (key) headers['SVC-API-KEY'] = key;
   if (body) headers['Content-Type'] = contentType ?? 'application/json';
-  const result = await autocannon({ url, method: method as 'GET', headers, body, connections: CONNECTIONS, duration: DURATION });
+  return load({ url, method, headers, body });
+}
+
+/** One autocannon run (BENCH_CONNECTIONS unless told); `ca` is handed to its TLS connections for an https `url`. */
+async function load(request: {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string | undefined;
+  ca?: string;
+  connections?: number;
+}): Promise<Result> {
+  const { url, method, headers, body, ca, connections = CONNECTIONS } = request;
+  const times: number[] = [];
+  const options = { url, method: method as 'GET', headers, body, connections, duration: DURATION, ...(ca ? { tlsOptions: { ca } } : {}) };
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(options, (error: unknown, done) => (error ? reject(error) : resolve(done)));
+    // Every response, as autocannon's own latency histogram records them (non-2xx included).
+    instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
+  });
+  times.sort((a, b) => a - b);
+  const rank = (p: number): number => times[Math.max(0, Math.ceil(p * times.length) - 1)] ?? Number.NaN;
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    p50Exact: rank(0.5),
+    p99Exact: rank(0.99),
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
   };
 }
 
-async function startVault(dataDir: string, bootstrapKey = BOOTSTRAP_KEY): Promise<Child> {
+async function startVault(dataDir: string, bootstrapKey = BOOTSTRAP_KEY, extraEnv: Record<string, string> = {}): Promise<Child> {
   const port = await freePort();
   const script = join(__dirname, '..', 'src', 'bin', 'svc.js');
   const env = {
@@ -49,6 +81,7 @@ async function startVault(dataDir: string, bootstrapKey = BOOTSTRAP_KEY): Promis
     SVC_DATA_DIR: dataDir,
     SVC_BOOTSTRAP_API_KEY: bootstrapKey,
     SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn',
+    ...extraEnv,
   };
   const url = `http://127.0.0.1:${port}`;
   // The vault logs at warn here, so readiness is polled over HTTP rather than read from its output.
@@ -94,6 +127,8 @@ interface Compared {
   readonly scenario: Result;
   readonly baseline: Result;
   readonly ratio: number;
+  /** Each round's scenario p50 minus its baseline p50 (fractional ms), in round order. */
+  readonly p50Added: number[];
 }
 
 /** Alternates baseline and scenario runs and keeps the medians: both see the same machine state. */
@@ -104,18 +139,30 @@ async function compare(baseline: () => Promise<Result>, scenario: () => Promise<
     rps: median(results.map((r) => r.rps)),
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
+    p50Exact: median(results.map((r) => r.p50Exact)),
+    p99Exact: median(results.map((r) => r.p99Exact)),
     errors: results.reduce((n, r) => n + r.errors, 0),
     non2xx: results.reduce((n, r) => n + r.non2xx, 0),
   });
-  return { scenario: pick(runs.map((r) => r.s)), baseline: pick(runs.map((r) => r.b)), ratio: median(runs.map((r) => r.s.rps / r.b.rps)) };
+  return {
+    scenario: pick(runs.map((r) => r.s)),
+    baseline: pick(runs.map((r) => r.b)),
+    ratio: median(runs.map((r) => r.s.rps / r.b.rps)),
+    p50Added: runs.map((r) => r.s.p50Exact - r.b.p50Exact),
+  };
 }
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const vault = await startVault(dataDir);
-  await new Promise((r) => setTimeout(r, 500));
-  const echo = await startEcho();
+  // The proxy's destination starts first: the vault is started allowing it and trusting its CA.
+  const destination = process.env.BENCH_PROXY === '0' ? undefined : await startDestination();
+  const children: Child[] = [];
   try {
+    const vault = await startVault(dataDir, BOOTSTRAP_KEY, destination ? { ...destination.vaultEnv } : {});
+    children.push(vault);
+    await new Promise((r) => setTimeout(r, 500));
+    const echo = await startEcho();
+    children.push(echo);
     const ctx = context(vault.url);
     const runs: Array<{ scenario: Scenario; key: string }> = [];
     for (const suite of SUITES) runs.push(...(await suite.prepare(ctx)));
@@ -137,11 +184,43 @@ async function main(): Promise<void> {
       process.stdout.write(`${row}\n`);
     }
     process.stdout.write(`\n${rows.join('\n')}\n`);
+    if (destination) await proxyPhase(ctx, destination);
     if (process.env.BENCH_SEARCH !== '0') await searchPhase(echo);
   } finally {
-    await Promise.all([vault.stop(), echo.stop()]);
+    await Promise.all([...children.map((c) => c.stop()), destination?.stop()]);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The proxy (one token detokenized into a JSON body, sent to a local HTTPS destination) beside a direct call to the
+ * same destination, alternated in rounds like the other scenarios; the direct call is the baseline. Measured at
+ * BENCH_CONNECTIONS, where the vault is saturated and p50 is mostly queueing, and again at one connection, where p50
+ * added is the proxy's own time per request. The load
+ * generator is given the run's CA, but autocannon 8 connects with `rejectUnauthorized: false` whatever it is given,
+ * so the destination's certificate is verified by the check before measuring; the vault verifies it on every
+ * connection (SVC_OUTBOUND_CA).
+ */
+async function proxyPhase(ctx: ScenarioContext, destination: Destination): Promise<void> {
+  const scenario = await prepareProxyScenario(ctx, destination);
+  const ms = (n: number): string => fmt(n, 2);
+  const rows = [
+    'proxy to a local HTTPS destination (127.0.0.1); latencies in ms from each response, p50 added = median over rounds of (proxy p50 − direct p50)',
+    '| scenario | connections | req/s | p50 ms | p99 ms | direct req/s | direct p50 ms | direct p99 ms | ratio | p50 added ms | errors/non-2xx |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const perRound: string[] = [];
+  for (const connections of CONNECTIONS === 1 ? [1] : [CONNECTIONS, 1]) {
+    const { scenario: proxied, baseline: direct, ratio, p50Added } = await compare(
+      () => load({ method: 'POST', ...scenario.direct, ca: destination.caPem, connections }),
+      () => load({ method: 'POST', ...scenario.proxied, connections }),
+    );
+    const row = `| ${scenario.name} | ${connections} | ${fmt(proxied.rps)} | ${ms(proxied.p50Exact)} | ${ms(proxied.p99Exact)} | ${fmt(direct.rps)} | ${ms(direct.p50Exact)} | ${ms(direct.p99Exact)} | ${fmt(ratio * 100)}% | ${ms(median(p50Added))} | ${proxied.errors}/${proxied.non2xx} (direct ${direct.errors}/${direct.non2xx}) |`;
+    rows.push(row);
+    perRound.push(`${connections} connection${connections === 1 ? '' : 's'}: ${p50Added.map(ms).join(', ')} ms`);
+    process.stdout.write(`${row}\n`);
+  }
+  process.stdout.write(`\n${rows.join('\n')}\np50 added per round: ${perRound.join('; ')}\n`);
 }
 
 /** Search scenarios on a store of BENCH_TOKENS tokens (default 1,000,000), loaded once into bench-data/. */
