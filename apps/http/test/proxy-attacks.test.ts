@@ -104,6 +104,11 @@ describe('attacks on the proxy', () => {
         expectProblem(res, 400);
         expect(Object.keys(res.body.errors)).toEqual(['headers.x-card']);
       }
+      // A configured header that renders to such a value is the proxy's own fault: 409, not an unreachable destination.
+      const { key } = await createProxy({ configuration: { K: 'clé 名' }, request_transforms: [{ type: 'append_header', name: 'X-Key', value: '{{ configuration.K }}' }] });
+      const configured = await request(h.app).post('/proxy').set('SVC-PROXY-KEY', key).set('SVC-API-KEY', backend).send({});
+      expectProblem(configured, 409);
+      expect(Object.keys(configured.body.errors)).toEqual(['request_transforms[0].value']);
       expect(dest.received).toHaveLength(0);
     });
 

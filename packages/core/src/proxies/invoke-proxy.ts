@@ -304,7 +304,7 @@ export class InvokeProxy {
     for (const [name, value] of Object.entries(done.headers)) {
       if (value === headers[name]) continue;
       const text = asText(value);
-      if (!isHeaderValue(text)) throw ValidationError.field(`headers.${name}`, 'A token value put into this header holds a line break or control character.');
+      if (!isHeaderValue(text)) throw ValidationError.field(`headers.${name}`, 'A token value put into this header holds a line break, a control character or a character past U+00FF, which no header can carry.');
       headers[name] = text;
     }
     if (done.body !== body.value) {
@@ -339,7 +339,7 @@ export class InvokeProxy {
   private headerValue(step: Extract<ProxyTransform, { type: 'append_header' }>, configuration: Readonly<Record<string, string>>, index: number): string {
     const field = `request_transforms[${index}].value`;
     const value = this.deps.expressions.render(field, step.value, { data: null, configuration });
-    if (!isHeaderValue(value)) throw new ConflictError('PROXY_HEADER_INVALID', `The header '${step.name}' would hold a line break or control character.`, { [field]: ['Renders to a value no header may hold.'] });
+    if (!isHeaderValue(value)) throw new ConflictError('PROXY_HEADER_INVALID', `The header '${step.name}' would hold a line break, a control character or a character past U+00FF.`, { [field]: ['Renders to a value no header may hold.'] });
     return value;
   }
 

@@ -46,10 +46,14 @@ export interface TransformRules {
   readonly readTokenRequest: TokenRequestReader;
 }
 
-/** No control characters in a header value (CR and LF would split the request; NUL is refused by every parser). */
+/**
+ * What a header value can carry on the wire: tab, visible ASCII and the Latin-1 bytes RFC 9110 calls obs-text. No
+ * control characters (CR and LF would split the request; NUL is refused by every parser), and nothing past U+00FF,
+ * which has no byte to be sent as (the outbound client refuses it, which would read as an unreachable destination).
+ */
 export function isHeaderValue(value: string): boolean {
   // eslint-disable-next-line no-control-regex
-  return !/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value);
+  return !/[^\t\u0020-\u007e\u0080-\u00ff]/.test(value);
 }
 
 export function isHeaderName(name: string): boolean {
