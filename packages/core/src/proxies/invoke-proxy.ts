@@ -12,6 +12,7 @@ import { asText } from '../detokenization/grammar';
 import type { ExpressionEngine } from '../expressions';
 import { ExpressionError } from '../expressions/expression-error';
 import { OutboundError, type OutboundHttp, type OutboundStream } from '../outbound/outbound-http';
+import type { OutboundPolicy } from '../outbound/outbound-policy';
 import type { Clock } from '../shared/clock';
 import {
   BadGatewayError,
@@ -67,6 +68,8 @@ export interface InvokeProxyDeps {
   readonly keyring: Keyring;
   readonly expressions: ExpressionEngine;
   readonly outbound: OutboundHttp;
+  /** Judges the destination URL before any token is read for it (the outbound client judges it again, and each address). */
+  readonly policy: OutboundPolicy;
   readonly clock: Clock;
   readonly detokenize: Detokenize;
   readonly tokenize: Tokenize;
@@ -180,6 +183,9 @@ export class InvokeProxy {
     const urlField = proxy ? 'destination_url' : 'SVC-PROXY-URL';
     const destination = destinationOf(proxy ? proxy.destinationUrl : target.kind === 'ephemeral' ? target.url : '', call);
     if (destination === undefined) throw ValidationError.field(urlField, 'Must be an absolute https URL.');
+    // A destination the policy refuses is refused before any token is read or revealed for it.
+    const decision = this.deps.policy.checkUrl(destination);
+    if (!decision.allowed) throw ValidationError.field(urlField, `The destination ${decision.reason}.`);
 
     const application = proxy?.applicationId !== undefined ? await this.applicationOf(proxy, call.traceId) : undefined;
     // Tokens are revealed to the caller; a proxy open to anyone reveals them to its own application, if it has one.
