@@ -150,9 +150,12 @@ function splitQuery(rawQuery: string): { query: string; proxyKey?: string } {
   return { query: kept.join('&'), ...(proxyKey !== undefined ? { proxyKey } : {}) };
 }
 
-/** What follows `/proxy` in the raw path; `.` and `..` segments are refused, so a call cannot climb out of a proxy's path. */
-function pathSuffix(originalUrl: string): string {
-  const path = originalUrl.split('?')[0]!;
+/**
+ * What follows `/proxy` in the raw (still percent-encoded) path, as the router matched it: `req.path`, not the request
+ * line, which may be in absolute form (`GET https://host/proxy/x`). `.` and `..` segments are refused, so a call
+ * cannot climb out of a proxy's path.
+ */
+function pathSuffix(path: string): string {
   const suffix = path.slice('/proxy'.length);
   for (const segment of suffix.split('/')) {
     let decoded: string;
@@ -241,7 +244,7 @@ export function proxyRoutes(router: IRouter, auth: RequestHandler, useCases: Pro
     if (proxyTarget === undefined) throw ValidationError.field('SVC-PROXY-URL', 'Name the destination in SVC-PROXY-URL, or a pre-configured proxy in SVC-PROXY-KEY.');
     const answer = await useCases.invoke.execute(proxyTarget, res.locals.actor, {
       method: req.method,
-      path: pathSuffix(req.originalUrl),
+      path: pathSuffix(req.path),
       query: res.locals.proxyQuery as string,
       headers: headerRecord(req),
       body: Buffer.isBuffer(req.body) ? req.body : undefined,
