@@ -217,7 +217,13 @@ export class InvokeProxy {
       }
     }
     const masks = (proxy?.responseTransforms ?? []).filter((t): t is Extract<ProxyTransform, { type: 'mask' }> => t.type === 'mask');
-    if (masks.length > 0) headers['accept-encoding'] = 'identity';
+    if (masks.length > 0) {
+      // A mask reads the whole answer as text: no compression, and no byte ranges, which would cut a masked value
+      // into pieces the mask does not recognise and a caller could put back together.
+      headers['accept-encoding'] = 'identity';
+      delete headers.range;
+      delete headers['if-range'];
+    }
 
     const timeoutMs = proxy?.timeoutSeconds !== undefined ? proxy.timeoutSeconds * 1000 : this.deps.timeoutMs;
     const stream = await this.send(call.method, destination, headers, this.encodeBody(body), timeoutMs, urlField);
