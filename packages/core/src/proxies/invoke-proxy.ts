@@ -226,6 +226,7 @@ export class InvokeProxy {
     }
 
     const timeoutMs = proxy?.timeoutSeconds !== undefined ? proxy.timeoutSeconds * 1000 : this.deps.timeoutMs;
+    const started = Date.now();
     const stream = await this.send(call.method, destination, headers, this.encodeBody(body), timeoutMs, urlField);
     const message = `Proxy invoked; the destination answered ${stream.status}`;
     auditOf(this.deps).record(
@@ -236,7 +237,7 @@ export class InvokeProxy {
     if (masks.length === 0) {
       return { status: stream.status, headers: answeredHeaders(stream.headers, false), body: stream.body, cancel: () => stream.cancel() };
     }
-    const masked = await this.masked(stream, masks);
+    const masked = await this.masked(stream, masks, started + timeoutMs);
     return { status: stream.status, headers: answeredHeaders(stream.headers, true), body: masked, cancel: () => stream.cancel() };
   }
 
@@ -373,21 +374,35 @@ export class InvokeProxy {
     }
   }
 
-  /** The answer with every mask applied; the masks fail closed (502) on an answer they cannot read. */
-  private async masked(stream: OutboundStream, masks: ReadonlyArray<Extract<ProxyTransform, { type: 'mask' }>>): Promise<Uint8Array> {
+  /**
+   * The answer with every mask applied; the masks fail closed (502) on an answer they cannot read. The whole answer
+   * must be in by `deadline` (epoch milliseconds: the timeout from when the request was sent): nothing reaches the
+   * caller before it is, so a destination trickling its body would otherwise hold the call far past the timeout.
+   */
+  private async masked(stream: OutboundStream, masks: ReadonlyArray<Extract<ProxyTransform, { type: 'mask' }>>, deadline: number): Promise<Uint8Array> {
     const encoding = String(stream.headers['content-encoding'] ?? '').trim().toLowerCase();
     if (encoding !== '' && encoding !== 'identity') {
       stream.cancel();
       throw new BadGatewayError('PROXY_ANSWER_UNREADABLE', 'The destination answered with an encoded body the proxy’s masks cannot read.');
     }
     const chunks: Uint8Array[] = [];
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      stream.cancel();
+    }, Math.max(0, deadline - Date.now()));
+    const tooLate = () => new GatewayTimeoutError('PROXY_TIMEOUT', 'The destination did not send its whole answer in time.');
     try {
       for await (const chunk of stream.body) chunks.push(chunk);
     } catch (error) {
+      if (late) throw tooLate();
       if (!(error instanceof OutboundError)) throw error;
       if (error.kind === 'timeout') throw new GatewayTimeoutError('PROXY_TIMEOUT', error.message);
       throw new BadGatewayError(error.kind === 'response_too_large' ? 'PROXY_ANSWER_TOO_LARGE' : 'PROXY_UNREACHABLE', error.message);
+    } finally {
+      clearTimeout(timer);
     }
+    if (late) throw tooLate();
     const bytes = Buffer.concat(chunks);
     if (bytes.length === 0) return bytes;
     let text: string;
