@@ -622,8 +622,13 @@ describe('attacks on the proxy', () => {
       });
     }
 
+    /** Answers the destination cut off before they were sent whole. */
+    let cutOff = 0;
     const bigAnswer = (delayMs: number): Handler => (_r, res) => {
       const chunk = 'x'.repeat(64 * 1024);
+      res.on('close', () => {
+        if (!res.writableFinished) cutOff += 1;
+      });
       setTimeout(() => {
         res.writeHead(200, { 'content-type': 'text/plain' });
         let sent = 0;
@@ -646,9 +651,11 @@ describe('attacks on the proxy', () => {
       const watch = watchAnswers();
       const server = await listening(h.app);
       try {
+        cutOff = 0;
         await hangUp(server.port, '', 100_000, 300);
         await new Promise((r) => setTimeout(r, 300));
         expect(watch.finished()).toBe(1);
+        expect(cutOff).toBe(1);
       } finally {
         await server.close();
       }
@@ -659,9 +666,11 @@ describe('attacks on the proxy', () => {
       const watch = watchAnswers();
       const server = await listening(h.app);
       try {
+        cutOff = 0;
         await hangUp(server.port, '', 0, 100);
         await new Promise((r) => setTimeout(r, 700));
         expect(watch.finished()).toBe(1);
+        expect(cutOff).toBe(1);
       } finally {
         await server.close();
       }

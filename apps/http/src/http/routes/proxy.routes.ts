@@ -1,4 +1,5 @@
-import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import {
   type CreateProxy,
   type DeleteProxy,
@@ -180,11 +181,11 @@ function headerRecord(req: Request): Record<string, string> {
   return out;
 }
 
-/** Sends the destination's answer on, streaming its body; a body cut off midway cuts the caller's connection too. */
+/**
+ * Sends the destination's answer on, streaming its body; a body cut off midway cuts the caller's connection too, and
+ * a caller that hangs up (before the answer came, or midway) stops the reading of the destination's body.
+ */
 async function sendAnswer(res: Response, answer: ProxyAnswer): Promise<void> {
-  res.once('close', () => {
-    if (!res.writableFinished) answer.cancel();
-  });
   const grouped = new Map<string, string[]>();
   for (const [name, value] of answer.headers) grouped.set(name, [...(grouped.get(name) ?? []), value]);
   for (const [name, values] of grouped) {
@@ -203,10 +204,9 @@ async function sendAnswer(res: Response, answer: ProxyAnswer): Promise<void> {
     return;
   }
   try {
-    for await (const chunk of answer.body) {
-      if (!res.write(chunk)) await once(res, 'drain');
-    }
-    res.end();
+    // pipeline ends the body's iteration however the response ends: waiting for 'drain' on a response whose caller
+    // has gone would wait forever, holding the destination's connection.
+    await pipeline(Readable.from(answer.body, { objectMode: false }), res);
   } catch {
     answer.cancel();
     res.destroy();
