@@ -25,6 +25,7 @@ import { fieldPath } from '../shared/field-path';
 import type { Tokenize } from '../tokens/tokenize';
 import type { TokenView } from '../tokens/token-view';
 import { jsonValueAt, matchJson, parseJsonMatcher, replaceJson } from './json-matcher';
+import { rewriteJsonText } from './json-text';
 import { compileMask, maskText } from './mask';
 import type { Proxy, ProxyRepository, ProxyTransform } from './proxy';
 import { proxyFact } from './manage-proxies';
@@ -150,6 +151,8 @@ interface WorkingBody {
   value: unknown;
   bytes: Uint8Array | undefined;
   changed: boolean;
+  /** A JSON body's text and the value it parsed to, so that what no transform changed is sent as it came. */
+  json?: { readonly text: string; readonly value: unknown };
 }
 
 /**
@@ -273,6 +276,7 @@ export class InvokeProxy {
       if (!withinDepth(body.value, MAX_PROXY_JSON_DEPTH)) {
         throw ValidationError.field('body', `The proxy reads JSON bodies nested at most ${MAX_PROXY_JSON_DEPTH} levels deep.`);
       }
+      body.json = { text, value: body.value };
     } else if (body.kind === 'form') {
       const form: Record<string, string | string[]> = Object.create(null);
       for (const [name, value] of new URLSearchParams(text)) {
@@ -288,7 +292,7 @@ export class InvokeProxy {
   /** The body to send: the bytes as they came unless something in it changed. */
   private encodeBody(body: WorkingBody): Uint8Array | string | undefined {
     if (!body.changed) return body.bytes;
-    if (body.kind === 'json') return JSON.stringify(body.value);
+    if (body.kind === 'json') return body.json ? rewriteJsonText(body.json.text, body.json.value, body.value) : JSON.stringify(body.value);
     if (body.kind === 'form') {
       const params = new URLSearchParams();
       for (const [name, value] of Object.entries(body.value as Record<string, string | string[]>)) {

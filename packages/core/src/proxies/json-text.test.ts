@@ -1,0 +1,70 @@
+import fc from 'fast-check';
+import { rewriteJsonText } from './json-text';
+
+/** A copy of `value` with some strings replaced (by what `replace` gives), the rest shared or copied. */
+function replaced(value: unknown, replace: (s: string) => unknown): unknown {
+  if (typeof value === 'string') return replace(value);
+  if (Array.isArray(value)) return value.map((v) => replaced(v, replace));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = Object.create(null);
+    for (const [k, v] of Object.entries(value)) out[k] = replaced(v, replace);
+    return out;
+  }
+  return value;
+}
+
+const SEED = 20261126;
+/** A number or literal written exactly as given (digits JSON.stringify would not keep). */
+class Raw {
+  constructor(readonly text: string) {}
+}
+const KEYS = ['a', 'b', '0', '1', '__proto__', 'constructor', 'say "hi"', 'é', ''];
+const doc = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.string(),
+    fc.constantFrom('12345678901234567891', '1e400', '-0', '1.50', '0.1e-2', 'true', 'null', '7').map((t) => new Raw(t)),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.constantFrom(...KEYS), tie('value'), { maxKeys: 4 }),
+  ),
+})).value;
+
+/** JSON text of a generated document, with some whitespace. */
+function textOf(value: unknown, space: string): string {
+  const raw = (v: unknown): string => {
+    if (v instanceof Raw) return v.text;
+    if (typeof v === 'string') return JSON.stringify(v);
+    if (Array.isArray(v)) return `[${space}${v.map(raw).join(`,${space}`)}${space}]`;
+    return `{${space}${Object.entries(v as object).map(([k, x]) => `${JSON.stringify(k)}${space}:${space}${raw(x)}`).join(`,${space}`)}${space}}`;
+  };
+  return `${space}${raw(value)}${space}`;
+}
+
+describe('rewriteJsonText', () => {
+  it('writes the text back byte for byte when nothing changed, and what changed as JSON.stringify would', () => {
+    fc.assert(
+      fc.property(doc, fc.constantFrom('', ' ', '\n  ', '\t'), fc.func(fc.oneof(fc.string(), fc.constant({ o: 1 }))), (value, space, f) => {
+        const text = textOf(value, space);
+        const before = JSON.parse(text) as unknown;
+        expect(rewriteJsonText(text, before, before)).toBe(text);
+        expect(rewriteJsonText(text, before, replaced(before, (s) => s))).toBe(text);
+        const after = replaced(before, (s) => (s.length % 2 === 0 ? f(s) : s));
+        expect(JSON.stringify(JSON.parse(rewriteJsonText(text, before, after)))).toBe(JSON.stringify(after));
+      }),
+      { seed: SEED, numRuns: 1000 },
+    );
+  });
+
+  it('keeps numbers, escapes and spacing it did not change', () => {
+    const text = '{ "order" : 12345678901234567891, "big": 1e400, "s": "\\u0041", "n": "x", "a": [1.50, "x"] }';
+    const before = JSON.parse(text) as Record<string, unknown>;
+    const after = replaced(before, (s) => (s === 'x' ? '4242' : s));
+    expect(rewriteJsonText(text, before, after)).toBe('{ "order" : 12345678901234567891, "big": 1e400, "s": "\\u0041", "n": "4242", "a": [1.50, "4242"] }');
+  });
+
+  it('writes an object with a repeated key whole, as JSON.parse read it', () => {
+    const text = '{"a":"x","a":"y","n":1.0}';
+    const before = JSON.parse(text) as unknown;
+    expect(rewriteJsonText(text, before, replaced(before, (s) => `${s}!`))).toBe('{"a":"y!","n":1}');
+  });
+});

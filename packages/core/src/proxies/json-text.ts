@@ -1,0 +1,97 @@
+/**
+ * Writing a JSON body out again after the proxy changed some of its values, without touching the rest: numbers keep
+ * their digits (JSON.stringify would turn 12345678901234567891 into 12345678901234567000 and 1e400 into null),
+ * whitespace, key order and string escapes stay as the caller sent them. Only the values that changed are written
+ * anew, with JSON.stringify.
+ */
+
+/** Where one JSON value sits in its text; containers list their members. */
+interface Span {
+  readonly start: number;
+  readonly end: number;
+  readonly kind: 'object' | 'array' | 'scalar';
+  readonly members: ReadonlyArray<{ readonly key?: string; readonly span: Span }>;
+}
+
+const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
+const SCALAR_END = new Set([',', ']', '}', ' ', '\t', '\n', '\r']);
+
+/** The spans of a text JSON.parse accepted (it is not checked again), nested as deep as the value (the proxy bounds it). */
+function spansOf(text: string): Span {
+  let i = 0;
+  const skip = () => {
+    while (i < text.length && WHITESPACE.has(text[i]!)) i++;
+  };
+  const string = (): Span => {
+    const start = i++;
+    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return { start, end: i, kind: 'scalar', members: [] };
+  };
+  const value = (): Span => {
+    skip();
+    const start = i;
+    const open = text[i];
+    if (open === '{' || open === '[') {
+      i++;
+      const members: Array<{ key?: string; span: Span }> = [];
+      skip();
+      if (text[i] === '}' || text[i] === ']') {
+        i++;
+        return { start, end: i, kind: open === '{' ? 'object' : 'array', members };
+      }
+      for (;;) {
+        let key: string | undefined;
+        if (open === '{') {
+          skip();
+          const k = string();
+          key = JSON.parse(text.slice(k.start, k.end)) as string;
+          skip();
+          i++; // :
+        }
+        members.push({ key, span: value() });
+        skip();
+        if (text[i++] !== ',') return { start, end: i, kind: open === '{' ? 'object' : 'array', members };
+      }
+    }
+    if (open === '"') return string();
+    while (i < text.length && !SCALAR_END.has(text[i]!)) i++;
+    return { start, end: i, kind: 'scalar', members: [] };
+  };
+  return value();
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * `text` (which parsed to `before`) written out as `after`: every part of `after` equal to the same part of `before`
+ * is copied from the text, the rest written with JSON.stringify. Members are matched by key or index; an object with
+ * a repeated key, or one whose keys changed, is written whole.
+ */
+export function rewriteJsonText(text: string, before: unknown, after: unknown): string {
+  const write = (span: Span, was: unknown, now: unknown): string => {
+    if (was === now && (span.kind === 'scalar' || typeof was === 'object')) return text.slice(span.start, span.end);
+    if (span.kind === 'array' && Array.isArray(was) && Array.isArray(now) && now.length === span.members.length && was.length === now.length) {
+      return join(span, span.members.map((m, index) => write(m.span, was[index], now[index])));
+    }
+    if (span.kind === 'object' && isObject(was) && isObject(now)) {
+      const keys = span.members.map((m) => m.key!);
+      const same =
+        new Set(keys).size === keys.length && Object.keys(now).length === keys.length && keys.every((k) => Object.hasOwn(now, k) && Object.hasOwn(was, k));
+      if (same) return join(span, span.members.map((m) => write(m.span, was[m.key!], now[m.key!])));
+    }
+    return JSON.stringify(now);
+  };
+  /** The container's text with each member's text replaced, separators and whitespace kept. */
+  const join = (span: Span, written: readonly string[]): string => {
+    let out = '';
+    let at = span.start;
+    span.members.forEach((m, index) => {
+      out += text.slice(at, m.span.start) + written[index]!;
+      at = m.span.end;
+    });
+    return out + text.slice(at, span.end);
+  };
+  const root = spansOf(text);
+  return text.slice(0, root.start) + write(root, before, after) + text.slice(root.end);
+}
