@@ -529,6 +529,20 @@ describe('attacks on the proxy', () => {
       expect(whole.text).toBe('card XXXX ok');
     });
 
+    it('masks a JSON answer without changing its other values', async () => {
+      await setUp((_r, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`{ "id": 12345678901234567891, "amount": 1.50, "card": "${VISA}" }`);
+      });
+      const { key } = await createProxy({ response_transforms: [{ type: 'mask', matcher: '$.card', replacement: 'XXXX' }] });
+      const res = await request(h.app).get('/proxy').set('SVC-PROXY-KEY', key).set('SVC-API-KEY', backend).buffer(true).parse((r, done) => {
+        let text = '';
+        r.on('data', (c: Buffer) => (text += c.toString()));
+        r.on('end', () => done(null, text));
+      });
+      expect(res.body).toBe('{ "id": 12345678901234567891, "amount": 1.50, "card": "XXXX" }');
+    });
+
     it('passes 204, 304 and HEAD answers on without a body, masked or not', async () => {
       await setUp((r, res) => {
         if (r.url.endsWith('/204')) res.writeHead(204, { 'x-a': '1' });

@@ -451,7 +451,7 @@ function applyMask(text: string, mask: Extract<ProxyTransform, { type: 'mask' }>
     }
     return current;
   });
-  const out = JSON.stringify(masked);
+  const out = rewriteJsonText(text, value, masked);
   if (out.length > maxLength) throw new ExpressionError(`The masked answer would be longer than ${maxLength} characters.`);
   return out;
 }
