@@ -352,6 +352,19 @@ describe('attacks on the proxy', () => {
       expect(victim.connections()).toBe(0);
     });
 
+    it('lets no create or update set the key, id or tenant of a proxy', async () => {
+      await setUp();
+      const { id, key } = await createProxy({});
+      for (const field of ['key', 'id', 'tenant_id', 'key_hash', 'version']) {
+        const body = { name: 'P', destination_url: destUrl(), [field]: field === 'version' ? 9 : 'key_prx_chosen' };
+        expectProblem(await mgmt().post('/proxies').send(body), 400);
+        expectProblem(await mgmt().put(`/proxies/${id}`).send(body), 400);
+        expectProblem(await mgmt().patch(`/proxies/${id}`).send({ [field]: 'key_prx_chosen' }), 400);
+      }
+      expectProblem(await request(h.app).post('/proxy').set('SVC-PROXY-KEY', 'key_prx_chosen').set('SVC-API-KEY', backend).send({}), 401);
+      await request(h.app).post('/proxy').set('SVC-PROXY-KEY', key).set('SVC-API-KEY', backend).send({}).expect(200);
+    });
+
     it('refuses a destination_url update to a refused URL, leaving the proxy as it was', async () => {
       await setUp();
       const { id } = await createProxy({});
@@ -557,6 +570,16 @@ describe('attacks on the proxy', () => {
         const head = await request(h.app).head('/proxy/x').set('SVC-PROXY-KEY', key2).set('SVC-API-KEY', backend);
         expect(head.status).toBe(200);
       }
+    });
+
+    it('passes on a HEAD answer that states a length past the body limit (it has no body)', async () => {
+      await setUp((_r, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(50 * 1024 * 1024) });
+        res.end();
+      }, { SVC_BODY_LIMIT: '1mb' });
+      const head = await call('HEAD', '/proxy/file');
+      expect(head.status).toBe(200);
+      expect(head.headers['content-length']).toBe(String(50 * 1024 * 1024));
     });
 
     it('answers 502 for a destination answering with huge headers or an impossible status line', async () => {

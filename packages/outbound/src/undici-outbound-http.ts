@@ -120,7 +120,9 @@ export class UndiciOutboundHttp implements OutboundHttp {
       clearTimeout(timer);
     }
     const limit = request.maxBodyBytes;
-    if (Number(response.headers['content-length']) > limit) {
+    // An answer to HEAD has no body, whatever length it states (the length of what a GET would bring). (undici reads
+    // a 204 or 304 stating a length as a body cut short, so those are not excepted here.)
+    if (request.method.toUpperCase() !== 'HEAD' && Number(response.headers['content-length']) > limit) {
       response.body.destroy();
       throw new OutboundError('response_too_large', `The answer is larger than ${limit} bytes.`);
     }
