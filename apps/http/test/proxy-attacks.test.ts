@@ -239,6 +239,15 @@ describe('attacks on the proxy', () => {
       }
     });
 
+    it('needs only proxy:invoke for a call that names no token', async () => {
+      await setUp();
+      const invokeOnly = await applicationKey(h, { name: 'invoke only', type: 'private', permissions: ['proxy:invoke'] });
+      await call('POST', '/proxy', invokeOnly).set('X-A', 'b').send({ a: 'no tokens {here}' }).expect(200);
+      const id = await token();
+      expectProblem(await call('POST', '/proxy', invokeOnly).send({ a: `{{ ${id} }}` }), 403);
+      expect(dest.received).toHaveLength(1);
+    });
+
     it('sends nothing when the proxy answers 4xx itself', async () => {
       await setUp();
       const id = await token();
@@ -462,6 +471,18 @@ describe('attacks on the proxy', () => {
       const id = await token();
       const res = await request(h.app).post(`/proxy?svc-proxy-key=${open.key}`).set('X-Card', `{{ ${id} }}`).send({ n: `{{ ${id} }}` });
       expect(res.text).not.toContain(VISA);
+    });
+
+    it('captures cards with an application that may only create tokens', async () => {
+      await setUp();
+      await applicationKey(h, { name: 'capture', type: 'private', permissions: ['token:create'] });
+      const open = await createProxy({
+        require_auth: false,
+        application_id: await appId('capture'),
+        request_transforms: [{ type: 'tokenize', matcher: '$.number', token: { type: 'card_number' } }],
+      });
+      await request(h.app).post(`/proxy?svc-proxy-key=${open.key}`).send({ number: VISA }).expect(200);
+      expect(dest.received[0]!.body).not.toContain(VISA);
     });
 
     it('needs its key: no key, a wrong key or a deleted proxy is 401 and nothing is sent', async () => {

@@ -8,7 +8,7 @@ import { hashKey } from '../auth/api-key';
 import { requirePermission } from '../auth/authorize';
 import type { Keyring } from '../crypto/keyring';
 import type { Detokenize } from '../detokenization/detokenize';
-import { asText } from '../detokenization/grammar';
+import { asText, readDetokenization } from '../detokenization/grammar';
 import type { ExpressionEngine } from '../expressions';
 import { ExpressionError } from '../expressions/expression-error';
 import { OutboundError, type OutboundHttp, type OutboundStream } from '../outbound/outbound-http';
@@ -309,6 +309,9 @@ export class InvokeProxy {
    */
   private async detokenize(revealer: Actor, headers: Record<string, string>, body: WorkingBody): Promise<void> {
     const document = { headers: { ...headers }, body: body.value };
+    // A call that names no token needs no token permission: proxy:invoke alone passes it on (and an open proxy's
+    // application that only creates tokens can capture them).
+    if (!holdsExpression(document)) return;
     const done = (await this.deps.detokenize.execute(revealer, document, {
       present: this.deps.presentToken,
       requireReveal: true,
@@ -454,6 +457,20 @@ function applyMask(text: string, mask: Extract<ProxyTransform, { type: 'mask' }>
   const out = rewriteJsonText(text, value, masked);
   if (out.length > maxLength) throw new ExpressionError(`The masked answer would be longer than ${maxLength} characters.`);
   return out;
+}
+
+/** True when some string of `value` holds a detokenization expression (walked without recursion). */
+function holdsExpression(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === 'string') {
+      if (readDetokenization(node).expressions.length > 0) return true;
+    } else if (typeof node === 'object' && node !== null) {
+      for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push(child);
+    }
+  }
+  return false;
 }
 
 /** A detokenized form: every value as text (an object named whole becomes its JSON). */
