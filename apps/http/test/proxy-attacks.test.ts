@@ -485,6 +485,23 @@ describe('attacks on the proxy', () => {
       expect(dest.received[0]!.body).not.toContain(VISA);
     });
 
+    it('sends no plaintext on when a body it must tokenize is not JSON', async () => {
+      await setUp();
+      await applicationKey(h, { name: 'capture', type: 'private', permissions: ['token:create'] });
+      const open = await createProxy({
+        require_auth: false,
+        application_id: await appId('capture'),
+        request_transforms: [{ type: 'tokenize', matcher: '$.number', token: { type: 'card_number' } }],
+      });
+      const json = JSON.stringify({ number: VISA });
+      for (const type of ['text/plain', '', 'application/octet-stream', 'application/x-www-form-urlencoded']) {
+        const body = type === 'application/x-www-form-urlencoded' ? `number=${VISA}` : json;
+        const res = await bytes(request(h.app).post(`/proxy?svc-proxy-key=${open.key}`), type, Buffer.from(body));
+        expect([type, res.status]).toEqual([type, 400]);
+      }
+      expect(dest.received).toHaveLength(0);
+    });
+
     it('needs its key: no key, a wrong key or a deleted proxy is 401 and nothing is sent', async () => {
       const open = await openEcho();
       expectProblem(await request(h.app).post('/proxy').send({}), 401);

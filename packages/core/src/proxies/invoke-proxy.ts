@@ -335,7 +335,9 @@ export class InvokeProxy {
 
   /** A tokenize transform: each selected value of a JSON body becomes the id of a new token of the proxy's application. */
   private async tokenizeBody(application: Actor, step: Extract<ProxyTransform, { type: 'tokenize' }>, body: WorkingBody): Promise<void> {
-    if (body.kind !== 'json' || body.value === undefined) return;
+    if (body.bytes === undefined) return;
+    // Fail closed: a body the matcher cannot read would carry its card data on to the destination untouched.
+    if (body.kind !== 'json') throw ValidationError.field('Content-Type', 'This proxy tokenizes values of JSON bodies: send the body as application/json.');
     let selected: ReturnType<typeof matchJson>;
     try {
       selected = matchJson(body.value, parseJsonMatcher(step.matcher));
