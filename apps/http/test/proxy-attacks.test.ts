@@ -361,6 +361,16 @@ describe('attacks on the proxy', () => {
       expect(victim.connections()).toBe(0);
     });
 
+    it("answers 409 (the proxy's fault, not the caller's) when a configured header cannot be rendered", async () => {
+      await setUp();
+      for (const value of ['{{ configuration.MISSING }}', "{{ configuration.K | json: '$.x' }}", '{{ configuration.K | split: 1 }}', '{{ configuration.K | append: configuration.K | append: configuration.K }}']) {
+        const { key } = await createProxy({ configuration: { K: 'not json' }, request_transforms: [{ type: 'append_header', name: 'X-Key', value }] });
+        const res = await request(h.app).post('/proxy').set('SVC-PROXY-KEY', key).set('SVC-API-KEY', backend).send({});
+        if (process.env.SHOW_STATUSES) console.log(value, res.status, res.text);
+        expect([value, res.status]).toEqual([value, res.status === 200 ? 200 : 409]);
+      }
+    });
+
     it('lets no create or update set the key, id or tenant of a proxy', async () => {
       await setUp();
       const { id, key } = await createProxy({});

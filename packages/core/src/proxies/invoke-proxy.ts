@@ -360,7 +360,14 @@ export class InvokeProxy {
 
   private headerValue(step: Extract<ProxyTransform, { type: 'append_header' }>, configuration: Readonly<Record<string, string>>, index: number): string {
     const field = `request_transforms[${index}].value`;
-    const value = this.deps.expressions.render(field, step.value, { data: null, configuration });
+    let value: string;
+    try {
+      value = this.deps.expressions.render(field, step.value, { data: null, configuration });
+    } catch (error) {
+      // The proxy's configuration does not render: its owner's to fix, not the caller's (409, as for a bad value).
+      if (!(error instanceof ValidationError)) throw error;
+      throw new ConflictError('PROXY_HEADER_INVALID', `The header '${step.name}' could not be rendered from the proxy's configuration.`, error.errors);
+    }
     if (!isHeaderValue(value)) throw new ConflictError('PROXY_HEADER_INVALID', `The header '${step.name}' would hold a line break, a control character or a character past U+00FF.`, { [field]: ['Renders to a value no header may hold.'] });
     return value;
   }
