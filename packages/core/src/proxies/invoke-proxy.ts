@@ -191,8 +191,10 @@ export class InvokeProxy {
     if (!decision.allowed) throw ValidationError.field(urlField, `The destination ${decision.reason}.`);
 
     const application = proxy?.applicationId !== undefined ? await this.applicationOf(proxy, call.traceId) : undefined;
-    // Tokens are revealed to the caller; a proxy open to anyone reveals them to its own application, if it has one.
-    const revealer = proxy === undefined || proxy.requireAuth ? actor : application;
+    // Tokens are revealed to the caller, and only to a caller who authenticated: a proxy open to anyone
+    // (`require_auth: false`) takes data in and never detokenizes, or whoever holds its key could have any token its
+    // application may reveal sent to the destination, and read back from a destination that echoes.
+    const revealer = proxy === undefined || proxy.requireAuth ? actor : undefined;
     const headers: Record<string, string> = forwardedRequestHeaders(call.headers);
     const body = this.readBody(call);
     const transforms = proxy ? proxy.requestTransforms : [];
