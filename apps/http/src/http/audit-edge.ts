@@ -1,4 +1,5 @@
 import { type Actor, type Audit, type AuditEntityType, type AuditFact, type Clock, SYSTEM_AUDIT_STREAM } from '@svc/core';
+import { METHODS } from 'node:http';
 import type { Request, Response } from 'express';
 
 /** What a route does, as the audit log names it. `edge`: its successes are recorded here (its use case records none). */
@@ -65,7 +66,7 @@ const ROUTES: ReadonlyMap<string, RouteAudit> = new Map([
   ['PATCH /proxies/:id', r('proxy', 'update', false, 'id')],
   ['DELETE /proxies/:id', r('proxy', 'delete', false, 'id')],
   // The proxy takes any method; its successes are recorded by the use case (with the destination's status).
-  ...['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].flatMap((method) => [
+  ...METHODS.flatMap((method) => [
     [`${method} /proxy`, r('proxy', 'invoke')] as const,
     [`${method} /proxy/*path`, r('proxy', 'invoke')] as const,
   ]),
