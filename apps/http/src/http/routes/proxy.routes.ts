@@ -22,6 +22,7 @@ import { presentProxy } from '../presenters/proxy.presenter';
 import { sendJson } from '../respond';
 import { listProxiesQuery, type ProxyBody, proxySchema, type TransformBody } from '../schemas/proxy.schemas';
 import { validate } from '../validate';
+import { HTTP_PROBLEMS, HttpProblemError } from '../problem';
 
 export interface ProxyUseCases {
   readonly create: CreateProxy;
@@ -191,12 +192,16 @@ async function sendAnswer(res: Response, answer: ProxyAnswer): Promise<void> {
   for (const [name, values] of grouped) {
     // svc's own: the trace id, and no caching of what may hold card data.
     if (name === 'svc-trace-id' || name === 'cache-control' || name.startsWith('access-control-')) continue;
+    // Statements about the destination's origin that a browser would take as the vault's.
+    if (ORIGIN_BOUND.has(name)) continue;
     try {
       res.setHeader(name, values.length === 1 ? values[0]! : values);
     } catch {
       // A header Node will not send (invalid characters): left out rather than failing the answer.
     }
   }
+  // The answer is served from the vault's origin: a page in it must not run scripts or reach the vault's own API.
+  res.setHeader('Content-Security-Policy', [...(grouped.get('content-security-policy') ?? []), 'sandbox']);
   res.setHeader('SVC-PROXY-DESTINATION-STATUS', String(answer.status));
   res.status(answer.status);
   if (answer.body instanceof Uint8Array) {
@@ -210,8 +215,16 @@ async function sendAnswer(res: Response, answer: ProxyAnswer): Promise<void> {
   } catch {
     answer.cancel();
     res.destroy();
+    // Ends the response for the server's drain, which waits for every handler to end its response (a no-op on the wire).
+    res.end();
   }
 }
+
+/** Answer headers about the destination's own origin (HSTS, alternative services, pinning): never passed on. */
+const ORIGIN_BOUND = new Set(['strict-transport-security', 'alt-svc', 'public-key-pins', 'public-key-pins-report-only']);
+
+/** TRACE and TRACK echo the request back: through a proxy that adds configured credentials, they would show them. */
+const REFUSED_METHODS = new Set(['TRACE', 'TRACK']);
 
 /**
  * The proxy (beyond.md §7): `/proxy` and `/proxy/<path>`, any method. With SVC-PROXY-KEY (or BT-PROXY-KEY, or the
@@ -221,6 +234,9 @@ async function sendAnswer(res: Response, answer: ProxyAnswer): Promise<void> {
  */
 export function proxyRoutes(router: IRouter, auth: RequestHandler, useCases: ProxyUseCases, bodyLimitBytes: number): void {
   const target = async (req: Request, res: Response, next: NextFunction) => {
+    if (REFUSED_METHODS.has(req.method)) {
+      throw new HttpProblemError(HTTP_PROBLEMS.methodNotAllowed, `The proxy does not pass ${req.method} on: it would echo the credentials the proxy adds.`);
+    }
     const { query, proxyKey: fromQuery } = splitQuery(req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '');
     const proxyKey = req.get('svc-proxy-key') ?? req.get('bt-proxy-key') ?? fromQuery;
     res.locals.proxyQuery = query;
