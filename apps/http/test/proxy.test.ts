@@ -8,7 +8,7 @@ const MASTERCARD = '5555555555554444';
 
 /** A destination that answers JSON echoing what it received. */
 const echo: Handler = (received, res) => {
-  res.writeHead(201, { 'content-type': 'application/json', 'x-processor': 'stand-in', 'set-cookie': ['a=1', 'b=2'] });
+  res.writeHead(201, { 'content-type': 'application/json', 'x-processor': 'stand-in', 'set-cookie': ['a=1', 'b=2'], 'strict-transport-security': 'max-age=100', 'cache-control': 'max-age=60' });
   res.end(JSON.stringify({ ok: true, method: received.method, url: received.url }));
 };
 
@@ -57,6 +57,10 @@ describe('the proxy over HTTP', () => {
       expect(res.headers['svc-proxy-destination-status']).toBe('201');
       expect(res.headers['x-processor']).toBe('stand-in');
       expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+      // Served from the vault's origin: sandboxed, never cached, no statement about the destination's origin.
+      expect(res.headers['content-security-policy']).toBe('sandbox');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['strict-transport-security']).toBeUndefined();
       expect(res.body).toEqual({ ok: true, method: 'POST', url: '/v1/charges/extra?amount=100' });
       expect(dest.received).toHaveLength(1);
       expect(JSON.parse(dest.received[0]!.body)).toEqual({ card: { number: VISA, cvc: '123' }, note: `card ${VISA}!` });
@@ -278,6 +282,17 @@ describe('the proxy over HTTP', () => {
         ].sort(),
       );
       expect((await mgmt().get('/proxies').expect(200)).body.data).toEqual([]);
+    });
+
+    it('refuses a configured header that names a configuration key not set, or renders what no header may carry', async () => {
+      await setUp();
+      const header = (value: string, configuration: Record<string, string> = { KEY: 'k' }) =>
+        mgmt().post('/proxies').send({ name: 'H', destination_url: 'https://processor.example.com/', configuration, request_transforms: [{ type: 'append_header', name: 'X-Key', value }] });
+      for (const [value, configuration] of [['{{ configuration.MISSING }}', undefined], ['{{ configuration.KEY }}', { KEY: 'a\nb' }], ['{{ configuration.KEY }}', { KEY: '名' }]] as const) {
+        const res = await header(value, configuration).expect(400);
+        expect(Object.keys(res.body.errors)).toEqual(['request_transforms[0].value']);
+      }
+      await header('Bearer {{ configuration.KEY }}').expect(201);
     });
 
     it('tokenizes what a partner posts to an open inbound proxy, so the backend receives token ids only', async () => {
