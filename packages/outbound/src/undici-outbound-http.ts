@@ -10,7 +10,7 @@ import {
   type OutboundStream,
   type OutboundTarget,
 } from '@svc/core';
-import { Agent, buildConnector, errors } from 'undici';
+import { Agent, buildConnector, type Dispatcher, errors } from 'undici';
 
 /** Every address a host name resolves to. */
 export type Resolver = (hostname: string) => Promise<readonly string[]>;
@@ -62,63 +62,11 @@ export class UndiciOutboundHttp implements OutboundHttp {
   }
 
   async send(request: OutboundRequest): Promise<OutboundResponse> {
-    const decision = this.options.policy.checkUrl(request.url);
-    if (!decision.allowed) throw new OutboundError('refused', `The destination ${decision.reason}.`);
-    const controller = new AbortController();
-    let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
-    // undici does not abort a request that is still connecting, so the deadline races the exchange.
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-        reject(new OutboundError('timeout', 'The destination did not answer in time.'));
-      }, request.timeoutMs);
-    });
-    const exchange = this.exchange(decision.value.url, request, controller.signal);
-    exchange.catch(() => undefined);
-    try {
-      return await Promise.race([exchange, deadline]);
-    } catch (error) {
-      throw this.outboundError(error, timedOut);
-    } finally {
-      clearTimeout(timer);
-    }
+    return (await this.underDeadline(request, (url, signal) => this.exchange(url, request, signal))).value;
   }
 
   async open(request: OutboundRequest & { readonly maxBodyBytes: number }): Promise<OutboundStream> {
-    const decision = this.options.policy.checkUrl(request.url);
-    if (!decision.allowed) throw new OutboundError('refused', `The destination ${decision.reason}.`);
-    const controller = new AbortController();
-    let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-        reject(new OutboundError('timeout', 'The destination did not answer in time.'));
-      }, request.timeoutMs);
-    });
-    const answered = this.agent.request({
-      origin: decision.value.url.origin,
-      path: `${decision.value.url.pathname}${decision.value.url.search}`,
-      method: request.method as 'GET',
-      headers: request.headers as Record<string, string | string[]>,
-      body: request.body,
-      signal: controller.signal,
-      headersTimeout: request.timeoutMs,
-      // Between chunks of the answer: a destination that stops sending mid-body is cut after this long.
-      bodyTimeout: request.timeoutMs,
-    });
-    answered.catch(() => undefined);
-    let response: Awaited<typeof answered>;
-    try {
-      response = await Promise.race([answered, deadline]);
-    } catch (error) {
-      throw this.outboundError(error, timedOut);
-    } finally {
-      clearTimeout(timer);
-    }
+    const { value: response, controller } = await this.underDeadline(request, (url, signal) => this.agent.request(requestOptions(url, request, signal)));
     const limit = request.maxBodyBytes;
     // An answer to HEAD has no body, whatever length it states (the length of what a GET would bring). (undici reads
     // a 204 or 304 stating a length as a body cut short, so those are not excepted here.)
@@ -153,17 +101,39 @@ export class UndiciOutboundHttp implements OutboundHttp {
     };
   }
 
-  private async exchange(url: URL, request: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
-    const response = await this.agent.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: request.method as 'GET',
-      headers: request.headers as Record<string, string | string[]>,
-      body: request.body,
-      signal,
-      headersTimeout: request.timeoutMs,
-      bodyTimeout: request.timeoutMs,
+  /**
+   * Runs `work` on a URL the policy passed, within the request's deadline: undici does not abort a request that is
+   * still connecting, so the deadline races the exchange (and aborts it through the signal when it wins).
+   */
+  private async underDeadline<T>(
+    request: OutboundRequest,
+    work: (url: URL, signal: AbortSignal) => Promise<T>,
+  ): Promise<{ readonly value: T; readonly controller: AbortController }> {
+    const decision = this.options.policy.checkUrl(request.url);
+    if (!decision.allowed) throw new OutboundError('refused', `The destination ${decision.reason}.`);
+    const controller = new AbortController();
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+        reject(new OutboundError('timeout', 'The destination did not answer in time.'));
+      }, request.timeoutMs);
     });
+    const exchange = work(decision.value.url, controller.signal);
+    exchange.catch(() => undefined);
+    try {
+      return { value: await Promise.race([exchange, deadline]), controller };
+    } catch (error) {
+      throw this.outboundError(error, timedOut);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async exchange(url: URL, request: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
+    const response = await this.agent.request(requestOptions(url, request, signal));
     if (request.discardBody) {
       // Up to 64 KiB is read so the connection can be reused; past that it is closed.
       await response.body.dump({ limit: 64 * 1024 });
@@ -234,6 +204,20 @@ export class UndiciOutboundHttp implements OutboundHttp {
     }
     return new OutboundError('unreachable', `The destination could not be reached (${describe(error)}).`);
   }
+}
+
+/** One request to undici: the whole exchange bounded by the request's timeout, the body's chunks too (a stall cuts it). */
+function requestOptions(url: URL, request: OutboundRequest, signal: AbortSignal): Dispatcher.RequestOptions {
+  return {
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+    method: request.method as Dispatcher.HttpMethod,
+    headers: request.headers as Record<string, string | string[]>,
+    body: request.body,
+    signal,
+    headersTimeout: request.timeoutMs,
+    bodyTimeout: request.timeoutMs,
+  };
 }
 
 function causes(error: unknown): unknown[] {
