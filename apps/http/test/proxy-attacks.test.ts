@@ -1,10 +1,11 @@
 import { connect as netConnect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { makeTestCertificates, type Handler, startTestServer, type TestCertificates, type TestServer } from '@svc/outbound/testing';
+import type { Handler, TestServer } from '@svc/outbound/testing';
+import { proxyHarness, useTestDestinations } from './proxy-fixture';
 import request from 'supertest';
 import type { ProxyUseCases } from '../src/http/routes/proxy.routes';
 import { TOKENS } from '../src/tokens';
-import { applicationKey, as, harness, type Harness, listening } from './harness';
+import { applicationKey, as, type Harness, listening } from './harness';
 
 /**
  * Attacks on the proxy (beyond.md §7): hostile input, what reaches the destination, SSRF, tenant isolation, the open
@@ -20,33 +21,19 @@ const echo: Handler = (received, res) => {
 };
 
 describe('attacks on the proxy', () => {
-  let certs: TestCertificates;
-  const servers: TestServer[] = [];
+  const destinations = useTestDestinations();
+  const https = (handler: Handler = echo) => destinations.https(handler);
   let h: Harness;
   let dest: TestServer;
   /** Listed nowhere: nothing may ever reach it. */
   let victim: TestServer;
   let backend: string;
 
-  beforeAll(() => {
-    certs = makeTestCertificates();
-  });
-  afterAll(() => certs.dispose());
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-
-  async function https(handler: Handler = echo): Promise<TestServer> {
-    const server = await startTestServer(handler, certs);
-    servers.push(server);
-    return server;
-  }
 
   async function setUp(handler: Handler = echo, env: Record<string, string> = {}): Promise<void> {
     dest = await https(handler);
     victim = await https(echo);
-    h = await harness({ SVC_OUTBOUND_ALLOW: `127.0.0.1:${dest.port}`, SVC_OUTBOUND_CA: certs.caFile, ...env });
-    backend = await applicationKey(h, { name: 'backend', type: 'private', permissions: ['token:create', 'token:read', 'token:use', 'proxy:invoke'] });
+    ({ h, backend } = await proxyHarness(dest, destinations.certs(), env));
   }
 
   const destUrl = (path = '/v1/charges') => `https://127.0.0.1:${dest.port}${path}`;

@@ -1,7 +1,8 @@
 import { createServer, type AddressInfo } from 'node:net';
-import { makeTestCertificates, type Handler, startTestServer, type TestCertificates, type TestServer } from '@svc/outbound/testing';
+import type { Handler, TestServer } from '@svc/outbound/testing';
+import { proxyHarness, useTestDestinations } from './proxy-fixture';
 import request from 'supertest';
-import { applicationKey, as, harness, type Harness } from './harness';
+import { applicationKey, as, type Harness } from './harness';
 
 const VISA = '4242424242424242';
 const MASTERCARD = '5555555555554444';
@@ -13,31 +14,17 @@ const echo: Handler = (received, res) => {
 };
 
 describe('the proxy over HTTP', () => {
-  let certs: TestCertificates;
-  const servers: TestServer[] = [];
+  const destinations = useTestDestinations();
+  const https = (handler: Handler = echo) => destinations.https(handler);
   let h: Harness;
   let dest: TestServer;
   /** A private key that may create, reveal and proxy tokens. */
   let backend: string;
 
-  beforeAll(() => {
-    certs = makeTestCertificates();
-  });
-  afterAll(() => certs.dispose());
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-
-  async function https(handler: Handler = echo): Promise<TestServer> {
-    const server = await startTestServer(handler, certs);
-    servers.push(server);
-    return server;
-  }
 
   async function setUp(handler: Handler = echo, env: Record<string, string> = {}): Promise<void> {
     dest = await https(handler);
-    h = await harness({ SVC_OUTBOUND_ALLOW: `127.0.0.1:${dest.port}`, SVC_OUTBOUND_CA: certs.caFile, ...env });
-    backend = await applicationKey(h, { name: 'backend', type: 'private', permissions: ['token:create', 'token:read', 'token:use', 'proxy:invoke'] });
+    ({ h, backend } = await proxyHarness(dest, destinations.certs(), env));
   }
 
   const card = async (number = VISA): Promise<string> =>
