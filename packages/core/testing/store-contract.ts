@@ -14,6 +14,7 @@ import { describeWebhookContract } from './contracts/webhooks.contract';
 import { describeAuditLogContract } from './contracts/audit-log.contract';
 import { describeWriteEffectsContract } from './contracts/write-effects.contract';
 import { describeWebhookDeliveryContract } from './contracts/webhook-deliveries.contract';
+import { describePingContract } from './contracts/ping.contract';
 import { describeProxyContract } from './contracts/proxies.contract';
 
 /** Opens a fresh, empty store for one test; the suite closes it. */
@@ -39,6 +40,7 @@ export function describeStoreContract(name: string, open: StoreFactory): void {
     describeAuditLogContract(open);
     describeWriteEffectsContract(open);
     describeWebhookDeliveryContract(open);
+    describePingContract(open);
     describeProxyContract(open);
   });
 }

@@ -37,6 +37,8 @@ export class InMemoryStore implements Store {
   readonly webhooks: InMemoryWebhookRepository = new InMemoryWebhookRepository(this.effects, this.webhookDeliveries);
   readonly proxies = new InMemoryProxyRepository(this.effects);
 
+  async ping(): Promise<void> {}
+
   async close(): Promise<void> {}
 }
 

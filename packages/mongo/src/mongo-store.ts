@@ -85,6 +85,11 @@ export class MongoStore implements Store {
     this.proxies = new MongoProxyRepository(c.proxies, c.proxyCounts, effects);
   }
 
+  /** The server's ping, within 5 s (the driver would otherwise wait for server selection far longer). */
+  async ping(): Promise<void> {
+    await this.db.command({ ping: 1 }, { timeoutMS: 5_000 });
+  }
+
   async close(): Promise<void> {
     await this.client.close();
   }

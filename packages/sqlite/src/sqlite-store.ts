@@ -97,6 +97,12 @@ export class SqliteStore implements Store {
     this.auditLog = new SqliteAuditLogRepository(db, writer, courier, chains);
   }
 
+  /** A read on the main connection, and a round trip through the writer (an empty transaction: no fsync). */
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+    await this.writer.run({ op: 'ping' });
+  }
+
   /** Stops the threads, then closes the connection and, last, releases the claim, even when a thread fails to stop. */
   async close(): Promise<void> {
     try {

@@ -54,6 +54,8 @@ export type TokenWrite = { readonly auditKeys?: Readonly<Record<string, Uint8Arr
   | { readonly op: 'chainEvents'; readonly tenantId: string; readonly head: ChainAnchor; readonly chained: readonly ChainedAuditEvent[] }
   /** The chainer's whole step on the writer: read the unchained events, hash them after the head, place them. */
   | { readonly op: 'chainPending'; readonly tenantId: string; readonly key: Uint8Array; readonly limit: number }
+  /** Nothing: the store's readiness probe, answered once the writer has run a batch. */
+  | { readonly op: 'ping' }
 );
 
 /** Thrown inside a savepoint to undo it; never leaves TokenWrites. */
@@ -132,6 +134,8 @@ export class TokenWrites {
         return this.chains.chain(write.tenantId, write.head, write.chained);
       case 'chainPending':
         return this.chains.chainPending(write.tenantId, write.key, write.limit);
+      case 'ping':
+        return true;
     }
   }
 

@@ -31,5 +31,7 @@ export interface Store {
   readonly webhookDeliveries: WebhookDeliveryRepository;
   readonly auditLog: AuditLogRepository;
   readonly proxies: ProxyRepository;
+  /** Resolves when the store answers, reads and writes alike (GET /readyz); rejects when it does not. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
