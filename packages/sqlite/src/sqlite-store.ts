@@ -1,3 +1,4 @@
+import { type BatchObserver, BatchingWriter } from './write-queue';
 import type { Database } from 'better-sqlite3';
 import type { Store } from '@svc/core';
 import { claimExclusively, openConnection } from './connection';
@@ -95,6 +96,11 @@ export class SqliteStore implements Store {
     this.webhookDeliveries = new SqliteWebhookDeliveryRepository(db);
     this.proxies = new SqliteProxyRepository(db, effects);
     this.auditLog = new SqliteAuditLogRepository(db, writer, courier, chains);
+  }
+
+  /** Tells `observer` of each batch the writer commits (GET /metrics); nothing is timed until this is called. */
+  observeWrites(observer: BatchObserver): void {
+    if (this.writer instanceof BatchingWriter) this.writer.observeBatches(observer);
   }
 
   /** A read on the main connection, and a round trip through the writer (an empty transaction: no fsync). */

@@ -1,5 +1,8 @@
 import type { TokenWrite } from './token-writes';
 
+/** One committed batch: how many writes, how long its oldest write waited to be sent, how long the commit took. */
+export type BatchObserver = (batch: { readonly writes: number; readonly waitMs: number; readonly commitMs: number }) => void;
+
 /** Where token writes run: this thread (`InProcessTokenWriter`) or the writer thread (`ThreadTokenWriter`). */
 export interface TokenWriter {
   run(write: TokenWrite): Promise<unknown>;
@@ -8,6 +11,8 @@ export interface TokenWriter {
 
 interface Job {
   readonly write: TokenWrite;
+  /** performance.now() when queued, only while batches are observed. */
+  readonly queuedAt: number;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -24,12 +29,18 @@ export abstract class BatchingWriter implements TokenWriter {
   private inFlight = 0;
   private scheduled = false;
   private idleWaiters: Array<() => void> = [];
+  private observer: BatchObserver | undefined;
 
   constructor(private readonly maxInFlight = 1) {}
 
+  /** Reports each committed batch (metrics); off by default, and then nothing is timed. */
+  observeBatches(observer: BatchObserver): void {
+    this.observer = observer;
+  }
+
   run(write: TokenWrite): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      this.queued.push({ write, resolve, reject });
+      this.queued.push({ write, queuedAt: this.observer ? performance.now() : 0, resolve, reject });
       this.schedule();
     });
   }
@@ -70,9 +81,14 @@ export abstract class BatchingWriter implements TokenWriter {
       // What queued meanwhile goes at once: it has already waited for a batch to finish.
       if (this.queued.length > 0) this.sendBatch();
     };
+    const sentAt = this.observer ? performance.now() : 0;
     void this.commit(jobs.map((j) => j.write)).then(
       (outcomes) => {
         next();
+        if (this.observer) {
+          const now = performance.now();
+          this.observer({ writes: jobs.length, waitMs: sentAt - jobs[0]!.queuedAt, commitMs: now - sentAt });
+        }
         jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value)));
         this.settleIdle();
       },
