@@ -85,7 +85,7 @@ import {
 import { NodemailerMailer } from '@svc/mail';
 import { createMemoryStore } from '@svc/memory';
 import { openMongoStore } from '@svc/mongo';
-import { openSqliteStore } from '@svc/sqlite';
+import { openSqliteStore, SqliteStore } from '@svc/sqlite';
 import { container as root, type DependencyContainer, instanceCachingFactory } from 'tsyringe';
 import type { Config } from './config/config';
 import { loadOrCreateMasterKey } from './config/master-key';
@@ -95,6 +95,8 @@ import type { SessionUseCases } from './http/routes/session.routes';
 import type { TenantUseCases } from './http/routes/tenant.routes';
 import type { WebhookUseCases } from './http/routes/webhook.routes';
 import type { ProxyUseCases } from './http/routes/proxy.routes';
+import { Readiness } from './http/operations';
+import { instrumentStore, Metrics } from './metrics';
 import { presentToken } from './http/presenters/token.presenter';
 import { createTokenInput, createTokenSchema } from './http/schemas/token.schemas';
 import { validate } from './http/validate';
@@ -198,7 +200,15 @@ const single = <T>(make: (c: DependencyContainer) => T) => ({ useFactory: instan
 export function buildContainer(config: Config, overrides: ContainerOverrides = {}): DependencyContainer {
   const c = root.createChildContainer();
   const random = overrides.random ?? new CryptoRandomSource();
-  const store = overrides.store ?? openLocalStore(config);
+  const opened = overrides.store ?? openLocalStore(config);
+  const metrics = config.metrics.enabled ? new Metrics(() => opened.webhookDeliveries.countPending()) : undefined;
+  if (metrics && opened instanceof SqliteStore) {
+    opened.observeWrites(({ writes, waitMs, commitMs }) => metrics.writerBatchCommitted(writes, waitMs / 1000, commitMs / 1000));
+  }
+  // With metrics on, every repository call is timed; off, the store is used as it is.
+  const store = metrics ? instrumentStore(opened, metrics) : opened;
+  if (metrics) c.register(TOKENS.Metrics, { useValue: metrics });
+  c.register(TOKENS.Readiness, { useValue: new Readiness() });
   c.register(TOKENS.Config, { useValue: config });
   c.register(TOKENS.Logger, { useValue: overrides.logger ?? new Logger(config.logLevel) });
   c.register(TOKENS.Store, { useValue: store });

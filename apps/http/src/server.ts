@@ -8,6 +8,8 @@ import { type AuditLogUseCases, type ContainerOverrides, createContainer, openSt
 import { createApp } from './http/app';
 import { Connections } from './http/connections';
 import type { Logger } from './logger';
+import type { Readiness } from './http/operations';
+import type { Metrics } from './metrics';
 import { TOKENS } from './tokens';
 
 export interface ShutdownOptions {
@@ -52,15 +54,28 @@ export function bootstrapBanner(result: ProvisionedTenant, presetKey: boolean): 
  * Runs `task` every interval, one run at a time; the returned stop waits for a run under way, so the store can close
  * after it. A failed run is logged by the error's class only (never its message, which could quote a request).
  */
-function startLoop(name: string, task: () => Promise<unknown>, intervalMs: number, logger: Logger, overlap = 1): () => Promise<void> {
+function startLoop(
+  name: string,
+  task: () => Promise<unknown>,
+  intervalMs: number,
+  logger: Logger,
+  overlap = 1,
+  metrics?: Metrics,
+): () => Promise<void> {
   const running = new Set<Promise<void>>();
   const timer = setInterval(() => {
     if (running.size >= overlap) return;
+    const started = process.hrtime.bigint();
+    const took = () => Number(process.hrtime.bigint() - started) / 1e9;
     const run: Promise<void> = task()
       .then((report) => {
+        metrics?.backgroundRun(name, true, took());
         if (report !== undefined && typeof report === 'object') logger.debug(name, { ...report });
       })
-      .catch((error: unknown) => logger.error(`${name} failed`, { error: error instanceof Error ? error.name : 'unknown' }))
+      .catch((error: unknown) => {
+        metrics?.backgroundRun(name, false, took());
+        logger.error(`${name} failed`, { error: error instanceof Error ? error.name : 'unknown' });
+      })
       .finally(() => running.delete(run));
     running.add(run);
   }, intervalMs);
@@ -111,10 +126,11 @@ export async function startServer(
     const sweep = container.resolve<Sweep>(TOKENS.Sweep);
     const auditLog = container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases);
     const deliver = container.resolve<DeliverWebhooks>(TOKENS.DeliverWebhooks);
+    const metrics = config.metrics.enabled ? container.resolve<Metrics>(TOKENS.Metrics) : undefined;
     stops.push(
-      startLoop('sweep', () => sweep.execute(), config.sweepIntervalMs, logger),
-      startLoop('audit chain', () => auditLog.chain.execute(), CHAIN_INTERVAL_MS, logger),
-      startLoop('webhook deliveries', () => deliver.execute(), DELIVERY_INTERVAL_MS, logger, DELIVERY_RUNS),
+      startLoop('sweep', () => sweep.execute(), config.sweepIntervalMs, logger, 1, metrics),
+      startLoop('audit chain', () => auditLog.chain.execute(), CHAIN_INTERVAL_MS, logger, 1, metrics),
+      startLoop('webhook deliveries', () => deliver.execute(), DELIVERY_INTERVAL_MS, logger, DELIVERY_RUNS, metrics),
     );
     connections = new Connections(createServer(), createApp(container), logger);
     connections.server.keepAliveTimeout = 65_000;
@@ -136,6 +152,8 @@ export async function startServer(
   let closing: Promise<Shutdown> | undefined;
   const shutdown = async ({ deadlineMs }: ShutdownOptions): Promise<Shutdown> => {
     let forced = false;
+    // Readiness goes first: /readyz answers 503 from here on, before any connection is drained.
+    container.resolve<Readiness>(TOKENS.Readiness).stop();
     const deadline =
       deadlineMs === undefined
         ? undefined

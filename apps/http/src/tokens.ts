@@ -24,6 +24,8 @@ export const TOKENS = {
   OutboundHttp: Symbol('OutboundHttp'),
   WebhookUseCases: Symbol('WebhookUseCases'),
   ProxyUseCases: Symbol('ProxyUseCases'),
+  Metrics: Symbol('Metrics'),
+  Readiness: Symbol('Readiness'),
   Audit: Symbol('Audit'),
   AuditRecorder: Symbol('AuditRecorder'),
   AuditLogUseCases: Symbol('AuditLogUseCases'),

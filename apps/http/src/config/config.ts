@@ -47,6 +47,10 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** How long the proxy waits for a destination's answer (SVC_PROXY_TIMEOUT) unless a proxy sets its own. */
   readonly proxyTimeoutMs: number;
+  /** GET /metrics is served (SVC_METRICS=1), behind this bearer token when one is set (SVC_METRICS_TOKEN). */
+  readonly metrics: { readonly enabled: boolean; readonly token?: string | undefined };
+  /** Requests each API key may make per window (SVC_RATE_LIMIT=<n>/<window>); undefined: no limit. */
+  readonly rateLimit?: { readonly points: number; readonly windowMs: number } | undefined;
 }
 
 /** A configuration value that cannot start the vault; the message names the variable. */

@@ -139,6 +139,33 @@ function corsOrigins(env: Env): readonly string[] | '*' {
 }
 
 /** Reads and validates the configuration; throws a ConfigError naming the first wrong variable. */
+/** SVC_METRICS (`1` or `0`, default off) and SVC_METRICS_TOKEN (a bearer token of at least 16 characters). */
+function metrics(env: Env): Config['metrics'] {
+  const flag = value(env, 'SVC_METRICS') ?? '0';
+  if (flag !== '0' && flag !== '1') throw new ConfigError('SVC_METRICS', `must be 1 (serve GET /metrics) or 0, got '${flag}'`);
+  const token = value(env, 'SVC_METRICS_TOKEN');
+  if (token !== undefined && (token.length < 16 || /\s/.test(token))) throw new ConfigError('SVC_METRICS_TOKEN', 'must be at least 16 characters with no spaces');
+  return { enabled: flag === '1', token };
+}
+
+/** SVC_RATE_LIMIT: `<requests>/<window>` per API key, the window a duration (`100/1s`, `6000/1m`); unset or `off`: none. */
+function rateLimit(env: Env): Config['rateLimit'] {
+  const raw = value(env, 'SVC_RATE_LIMIT');
+  if (raw === undefined || raw === 'off') return undefined;
+  const match = /^(\d{1,9})\/(.+)$/.exec(raw);
+  const bad = () => new ConfigError('SVC_RATE_LIMIT', `must be <requests>/<window> such as 100/1s or 6000/1m, or off, got '${raw}'`);
+  if (!match) throw bad();
+  const points = Number(match[1]);
+  let windowMs: number;
+  try {
+    windowMs = duration({ SVC_RATE_LIMIT_WINDOW: match[2] }, 'SVC_RATE_LIMIT_WINDOW', 0);
+  } catch {
+    throw bad();
+  }
+  if (points < 1 || windowMs < 1000 || windowMs > 24 * 3_600_000) throw bad();
+  return { points, windowMs };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'SVC_PORT', 8080, 0, 65535);
   const host = value(env, 'SVC_HOST') ?? '127.0.0.1';
@@ -186,6 +213,8 @@ export function loadConfig(env: Env = process.env): Config {
     sweepIntervalMs: duration(env, 'SVC_SWEEP_INTERVAL', 60_000),
     shutdownTimeoutMs: duration(env, 'SVC_SHUTDOWN_TIMEOUT', 10_000),
     proxyTimeoutMs: positiveDuration(env, 'SVC_PROXY_TIMEOUT', 25_000),
+    metrics: metrics(env),
+    rateLimit: rateLimit(env),
     corsOrigins: corsOrigins(env),
     searchReaders: integer(env, 'SVC_SEARCH_READERS', 2, 0, 16),
     outboundAllow: outboundAllow(env),

@@ -1,4 +1,4 @@
-import type { AcceptInvitation, Audit, Authenticate, Clock, IdempotentRequests } from '@svc/core';
+import type { AcceptInvitation, Audit, Authenticate, Clock, IdempotentRequests, Store } from '@svc/core';
 import { EdgeAudit } from './audit-edge';
 import { parse } from 'node:querystring';
 import express, { type Express } from 'express';
@@ -26,6 +26,8 @@ import { webhookRoutes, type WebhookUseCases } from './routes/webhook.routes';
 import { proxiesRoutes, proxyRoutes, type ProxyUseCases } from './routes/proxy.routes';
 import { edgeHeaders } from './trace';
 import { cors } from './cors';
+import { healthRoutes, measureRequests, metricsRoute, rateLimit, type Readiness } from './operations';
+import type { Metrics } from '../metrics';
 
 /** The Express application over a built container. */
 export function createApp(container: DependencyContainer): Express {
@@ -44,8 +46,14 @@ export function createApp(container: DependencyContainer): Express {
   // Node's querystring, without its default cap of 1,000 keys: past it, a filter such as `metadata.team=red` was
   // silently dropped and the page held every token. The request line is bounded by the header size limit anyway.
   app.set('query parser', (text: string) => parse(text, '&', '=', { maxKeys: 0 }));
+  const metrics = config.metrics.enabled ? container.resolve<Metrics>(TOKENS.Metrics) : undefined;
+  if (metrics) app.use(measureRequests(metrics));
   app.use(edgeHeaders, cors(config.corsOrigins));
   if (logger.enabled('info')) app.use(requestLog(logger));
+  // Probes and metrics take no API key, and are never rate limited.
+  healthRoutes(app, container.resolve<Store>(TOKENS.Store), container.resolve<Readiness>(TOKENS.Readiness));
+  if (metrics) metricsRoute(app, metrics, config.metrics.token);
+  if (config.rateLimit) app.use(rateLimit(config.rateLimit));
   // Routes hang on the app itself, each with its own authentication: a nested router per resource cost a few
   // percent of every request in profiles. A path no route knows is a 404 whether or not a key came with it.
   const tokenUseCases = container.resolve<TokenUseCases>(TOKENS.TokenUseCases);

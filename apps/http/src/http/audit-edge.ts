@@ -78,6 +78,11 @@ const MAX_ID = 400;
 /** How a route's pattern reads in a message: fixed text from the route table, never the request's own path. */
 const routeText = (req: Request): string => `${req.method} ${String(req.route?.path ?? '')}`;
 
+/** What a route does as the log names it, by method and matched pattern (metrics count token operations by it). */
+export function routeAudit(method: string, pattern: string): Pick<RouteAudit, 'entityType' | 'operation'> | undefined {
+  return ROUTES.get(`${method} ${pattern}`);
+}
+
 function routeOf(req: Request): RouteAudit | undefined {
   const pattern = req.route?.path;
   return typeof pattern === 'string' ? ROUTES.get(`${req.method} ${pattern}`) : undefined;

@@ -60,6 +60,8 @@ export const HTTP_PROBLEMS = {
   headersTooLarge: { status: 431, type: `${BASE}headers-too-large`, title: 'Request Header Fields Too Large' },
   notImplemented: { status: 501, type: `${BASE}not-implemented`, title: 'Not Implemented' },
   unavailable: { status: 503, type: `${BASE}unavailable`, title: 'Service Unavailable' },
+  unauthenticated: { status: 401, type: `${BASE}unauthenticated`, title: 'Unauthenticated' },
+  tooManyRequests: { status: 429, type: `${BASE}too-many-requests`, title: 'Too Many Requests' },
 } as const satisfies Record<string, ProblemKind>;
 
 /** An error raised by the HTTP edge itself (body too large, wrong content type, malformed JSON). */

@@ -1,0 +1,110 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Store } from '@svc/core';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Metrics } from '../metrics';
+import { routeAudit } from './audit-edge';
+import { HTTP_PROBLEMS, HttpProblemError } from './problem';
+import { sendJson } from './respond';
+
+/** Whether the server takes traffic: false from the moment a shutdown begins, before any connection is drained. */
+export class Readiness {
+  private stopping = false;
+
+  stop(): void {
+    this.stopping = true;
+  }
+
+  get serving(): boolean {
+    return !this.stopping;
+  }
+}
+
+/** How long /readyz waits for the store before it answers that the store does not answer. */
+const READY_TIMEOUT_MS = 2_000;
+
+/**
+ * `GET /healthz` (the process answers) and `GET /readyz` (it takes traffic and its store answers reads and writes),
+ * without a key and without detail: an orchestrator's probes, not a status page.
+ */
+export function healthRoutes(app: Express, store: Store, readiness: Readiness): void {
+  app.get('/healthz', (_req, res) => sendJson(res, 200, { status: 'ok' }));
+  app.get('/readyz', async (_req, res) => {
+    if (!readiness.serving) throw new HttpProblemError(HTTP_PROBLEMS.unavailable, 'The server is shutting down.');
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error('timeout')), READY_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([store.ping(), late]);
+    } catch {
+      throw new HttpProblemError(HTTP_PROBLEMS.unavailable, 'The store does not answer.');
+    } finally {
+      clearTimeout(timer);
+    }
+    sendJson(res, 200, { status: 'ready' });
+  });
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/** `GET /metrics` in Prometheus's text format, behind `Authorization: Bearer <SVC_METRICS_TOKEN>` when one is set. */
+export function metricsRoute(app: Express, metrics: Metrics, token: string | undefined): void {
+  const expected = token === undefined ? undefined : digest(token);
+  app.get('/metrics', async (req, res) => {
+    if (expected) {
+      const presented = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '')?.[1];
+      // Compared as digests, in constant time: equal lengths whatever was presented.
+      if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+        res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
+        throw new HttpProblemError(HTTP_PROBLEMS.unauthenticated, 'The metrics token is missing or wrong.');
+      }
+    }
+    const text = await metrics.registry.metrics();
+    res.status(200).setHeader('Content-Type', metrics.registry.contentType).end(text);
+  });
+}
+
+/**
+ * Counts and times every answer by route pattern; token routes also count as token operations (their names are the
+ * audit log's). The route is read when the answer finishes, once Express has matched it.
+ */
+export function measureRequests(metrics: Metrics): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const pattern = typeof req.route?.path === 'string' ? (req.route.path as string) : 'unmatched';
+      metrics.request(req.method, pattern, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      const route = routeAudit(req.method, pattern);
+      if (route?.entityType === 'token') metrics.tokenOperation(route.operation, res.statusCode < 400);
+    });
+    next();
+  };
+}
+
+/**
+ * Requests per API key and window (SVC_RATE_LIMIT), counted in this process's memory under a digest of the key (the
+ * key itself is never held). Calls without an API key are counted under their proxy key, if any; others are not
+ * limited here. Over the limit: 429 problem+json with Retry-After, before the key is even looked up.
+ */
+export function rateLimit(limit: { readonly points: number; readonly windowMs: number }): RequestHandler {
+  const limiter = new RateLimiterMemory({ points: limit.points, duration: limit.windowMs / 1000 });
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const key = req.get('svc-api-key') ?? req.get('bt-api-key') ?? req.get('svc-proxy-key') ?? req.get('bt-proxy-key');
+    if (key === undefined || key === '') {
+      next();
+      return;
+    }
+    try {
+      await limiter.consume(digest(key.trim()).toString('base64'));
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      res.setHeader('Retry-After', String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
+      throw new HttpProblemError(
+        HTTP_PROBLEMS.tooManyRequests,
+        `This API key may make ${limit.points} requests per ${limit.windowMs / 1000} s (SVC_RATE_LIMIT); wait before trying again.`,
+      );
+    }
+    next();
+  };
+}

@@ -1,0 +1,111 @@
+import type { Store } from '@svc/core';
+import request from 'supertest';
+import { loadConfig } from '../src/config/load-config';
+import type { Readiness } from '../src/http/operations';
+import { Logger } from '../src/logger';
+import { startServer } from '../src/server';
+import { TOKENS } from '../src/tokens';
+import { as, harness, privateKey } from './harness';
+
+const CARD = '4242424242424242';
+
+describe('health probes', () => {
+  it('answers /healthz and /readyz without a key, and nothing about the store', async () => {
+    const h = await harness();
+    expect((await request(h.app).get('/healthz').expect(200)).body).toEqual({ status: 'ok' });
+    expect((await request(h.app).get('/readyz').expect(200)).body).toEqual({ status: 'ready' });
+  });
+
+  it('is not ready when the store does not answer, or once a shutdown has begun; still alive meanwhile', async () => {
+    const h = await harness();
+    const ping = jest.spyOn(h.store as Store, 'ping').mockRejectedValueOnce(new Error('database is locked'));
+    const down = await request(h.app).get('/readyz').expect(503);
+    expect(down.headers['content-type']).toContain('application/problem+json');
+    expect(down.text).not.toContain('database is locked');
+    ping.mockRestore();
+    await request(h.app).get('/readyz').expect(200);
+    h.container.resolve<Readiness>(TOKENS.Readiness).stop();
+    await request(h.app).get('/readyz').expect(503);
+    await request(h.app).get('/healthz').expect(200);
+  });
+
+  it('turns readiness off as the first step of a shutdown, before draining', async () => {
+    const server = await startServer(loadConfig({ SVC_STORE: 'memory', SVC_PORT: '0', SVC_LOG_LEVEL: 'silent' }), { logger: new Logger('silent') }, () => undefined);
+    const readiness = server.container.resolve<Readiness>(TOKENS.Readiness);
+    expect(readiness.serving).toBe(true);
+    const closing = server.close();
+    expect(readiness.serving).toBe(false);
+    await closing;
+  });
+});
+
+describe('GET /metrics', () => {
+  it('is not served unless SVC_METRICS=1', async () => {
+    const h = await harness();
+    await request(h.app).get('/metrics').expect(404);
+  });
+
+  it('counts requests by route pattern and status, token operations, store operations, and process metrics; no id, key or data in any label', async () => {
+    const h = await harness({ SVC_METRICS: '1' });
+    const key = await privateKey(h, 'token:create', 'token:read', 'token:use');
+    const created = await as(h.app, key).post('/tokens').send({ type: 'card_number', data: CARD }).expect(201);
+    await as(h.app, key).get(`/tokens/${created.body.id}`).expect(200);
+    await as(h.app, key).get('/tokens/00000000-0000-4000-8000-000000000000').expect(404);
+    await request(h.app).get('/nowhere').expect(404);
+    const res = await request(h.app).get('/metrics').expect(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    const text = res.text;
+    expect(text).toContain('svc_http_requests_total{method="POST",route="/tokens",status="201"} 1');
+    expect(text).toContain('svc_http_requests_total{method="GET",route="/tokens/:id",status="200"} 1');
+    expect(text).toContain('svc_http_requests_total{method="GET",route="/tokens/:id",status="404"} 1');
+    expect(text).toContain('svc_http_requests_total{method="GET",route="unmatched",status="404"} 1');
+    expect(text).toContain('svc_token_operations_total{operation="create",outcome="success"} 1');
+    expect(text).toContain('svc_token_operations_total{operation="read",outcome="failure"} 1');
+    expect(text).toMatch(/svc_store_operation_duration_seconds_count\{repository="tokens",operation="create"\} 1/);
+    expect(text).toContain('svc_http_request_duration_seconds_bucket{le="0.0001",method="POST",route="/tokens"}');
+    expect(text).toMatch(/svc_webhook_deliveries_pending \d+/);
+    expect(text).toContain('process_cpu_user_seconds_total');
+    if (process.env.SVC_TEST_STORE === 'sqlite') expect(text).toMatch(/svc_writer_batch_writes_count [1-9]/);
+    for (const secret of [created.body.id as string, key, CARD, h.key, h.tenant.tenant.id]) expect(text).not.toContain(secret);
+  });
+
+  it('asks for the bearer token when SVC_METRICS_TOKEN is set', async () => {
+    const h = await harness({ SVC_METRICS: '1', SVC_METRICS_TOKEN: 'metrics-token-0123456789' });
+    const refused = await request(h.app).get('/metrics').expect(401);
+    expect(refused.headers['content-type']).toContain('application/problem+json');
+    expect(refused.headers['www-authenticate']).toContain('Bearer');
+    await request(h.app).get('/metrics').set('Authorization', 'Bearer wrong-token-0123456789').expect(401);
+    await request(h.app).get('/metrics').set('Authorization', 'Bearer metrics-token-0123456789').expect(200);
+  });
+});
+
+describe('rate limits (SVC_RATE_LIMIT)', () => {
+  it('answers 429 with Retry-After once a key has used its requests in the window, for that key only', async () => {
+    const h = await harness({ SVC_RATE_LIMIT: '3/1m' });
+    const key = await privateKey(h, 'token:read');
+    const other = await privateKey(h, 'token:read');
+    for (let i = 0; i < 3; i++) await as(h.app, key).get('/tokens').expect(200);
+    const limited = await as(h.app, key).get('/tokens').expect(429);
+    expect(limited.headers['content-type']).toContain('application/problem+json');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(limited.body.status).toBe(429);
+    expect(limited.text).not.toContain(key);
+    await as(h.app, other).get('/tokens').expect(200);
+    // A wrong key is limited by its own value too, before it is looked up; no key at all is left to authentication.
+    for (let i = 0; i < 3; i++) await as(h.app, 'key_pvt_wrong').get('/tokens').expect(401);
+    await as(h.app, 'key_pvt_wrong').get('/tokens').expect(429);
+    await request(h.app).get('/tokens').expect(401);
+    await request(h.app).get('/healthz').expect(200);
+  });
+
+  it('is off by default, and refuses a malformed setting at start-up', () => {
+    expect(loadConfig({ SVC_STORE: 'memory' }).rateLimit).toBeUndefined();
+    expect(loadConfig({ SVC_STORE: 'memory', SVC_RATE_LIMIT: '6000/1m' }).rateLimit).toEqual({ points: 6000, windowMs: 60_000 });
+    for (const bad of ['100', '0/1s', '10/0', '10/1x', 'x/1s', '10/100ms']) {
+      expect(() => loadConfig({ SVC_STORE: 'memory', SVC_RATE_LIMIT: bad })).toThrow(/SVC_RATE_LIMIT/);
+    }
+    for (const bad of ['yes', '2']) expect(() => loadConfig({ SVC_STORE: 'memory', SVC_METRICS: bad })).toThrow(/SVC_METRICS/);
+    expect(() => loadConfig({ SVC_STORE: 'memory', SVC_METRICS_TOKEN: 'short' })).toThrow(/SVC_METRICS_TOKEN/);
+  });
+});
