@@ -13,7 +13,8 @@ import { searchScenarios } from './search-scenarios';
  * both with autocannon from this process, and prints each scenario beside the baseline; then the proxy beside a
  * direct call to its local HTTPS destination (a third process), and searches on a large store. Settings:
  * BENCH_DURATION (seconds per run, default 5), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 10),
- * BENCH_PROXY=0 (skip the proxy phase and its HTTPS destination), BENCH_SEARCH=0 (skip the search phase).
+ * BENCH_PROXY=0 (skip the proxy phase and its HTTPS destination), BENCH_SEARCH=0 (skip the search phase);
+ * SVC_METRICS=1 runs the vault with its metrics on.
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 /** Rounds of (baseline, scenario) run back to back; medians are reported, so one noisy run does not decide. */
@@ -81,6 +82,8 @@ async function startVault(dataDir: string, bootstrapKey = BOOTSTRAP_KEY, extraEn
     SVC_DATA_DIR: dataDir,
     SVC_BOOTSTRAP_API_KEY: bootstrapKey,
     SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn',
+    // SVC_METRICS=1 measures the vault with GET /metrics on (issue 15: within 5% of off).
+    ...(process.env.SVC_METRICS ? { SVC_METRICS: process.env.SVC_METRICS } : {}),
     ...extraEnv,
   };
   const url = `http://127.0.0.1:${port}`;
@@ -166,7 +169,7 @@ async function main(): Promise<void> {
     const ctx = context(vault.url);
     const runs: Array<{ scenario: Scenario; key: string }> = [];
     for (const suite of SUITES) runs.push(...(await suite.prepare(ctx)));
-    process.stdout.write(`svc bench: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 1024 ** 3)} GiB, node ${process.version}, ${new Date().toISOString()}\n`);
+    process.stdout.write(`svc bench: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 1024 ** 3)} GiB, node ${process.version}, ${new Date().toISOString()}, metrics ${process.env.SVC_METRICS === '1' ? 'on' : 'off'}\n`);
     process.stdout.write(`${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s (baseline, scenario); medians; server logs at ${process.env.SVC_LOG_LEVEL ?? 'warn'}\n\n`);
     const rows: string[] = [
       '| scenario | req/s | tokens/s | p50 ms | p99 ms | baseline req/s | ratio | errors/non-2xx |',
