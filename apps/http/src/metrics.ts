@@ -22,6 +22,7 @@ export class Metrics {
   private readonly writerBatch: Histogram;
   private readonly loopRuns: Counter<'loop' | 'outcome'>;
   private readonly loopLatency: Histogram<'loop'>;
+  private readonly requestChildren = new Map<string, { count: { inc(): void }; latency: { observe(value: number): void } }>();
 
   constructor(webhookBacklog?: () => Promise<number>) {
     const registers = [this.registry];
@@ -62,16 +63,25 @@ export class Metrics {
   /** One answered request. `route`: the matched pattern (`/tokens/:id`), or `unmatched`. */
   request(method: string, route: string, status: number, seconds: number): void {
     const m = KNOWN_METHODS.has(method) ? method : 'OTHER';
-    this.requests.inc({ method: m, route, status: String(status) });
-    this.latency.observe({ method: m, route }, seconds);
+    // Children cached by their label values: prom-client would hash the label object on every call otherwise.
+    const key = `${m} ${route} ${status}`;
+    let child = this.requestChildren.get(key);
+    if (!child) {
+      child = { count: this.requests.labels(m, route, String(status)), latency: this.latency.labels(m, route) };
+      this.requestChildren.set(key, child);
+    }
+    child.count.inc();
+    child.latency.observe(seconds);
   }
 
   tokenOperation(operation: string, ok: boolean): void {
     this.tokenOperations.inc({ operation, outcome: ok ? 'success' : 'failure' });
   }
 
-  storeOperation(repository: string, operation: string, seconds: number): void {
-    this.storeLatency.observe({ repository, operation }, seconds);
+  /** A timer of one repository operation's calls: `record(seconds)` per call, its labels resolved once. */
+  storeTimer(repository: string, operation: string): (seconds: number) => void {
+    const child = this.storeLatency.labels(repository, operation);
+    return (seconds) => child.observe(seconds);
   }
 
   writerBatchCommitted(writes: number, waitSeconds: number, commitSeconds: number): void {
@@ -95,21 +105,31 @@ const NOT_REPOSITORIES = new Set(['ping', 'close', 'db', 'constructor']);
  */
 export function instrumentStore<S extends Store>(store: S, metrics: Metrics): S {
   const wrapped = new Map<string, unknown>();
-  const instrument = (name: string, repository: object): object =>
-    new Proxy(repository, {
+  const instrument = (name: string, repository: object): object => {
+    // One timed wrapper per method, made on first use.
+    const methods = new Map<string, (...args: unknown[]) => unknown>();
+    return new Proxy(repository, {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver) as unknown;
         if (typeof value !== 'function' || typeof property !== 'string') return value;
-        return (...args: unknown[]) => {
-          const started = process.hrtime.bigint();
-          const done = () => metrics.storeOperation(name, property, Number(process.hrtime.bigint() - started) / 1e9);
-          const result = (value as (...a: unknown[]) => unknown).apply(target, args);
-          if (result instanceof Promise) return result.finally(done);
-          done();
-          return result;
-        };
+        let method = methods.get(property);
+        if (!method) {
+          const record = metrics.storeTimer(name, property);
+          const fn = value as (...a: unknown[]) => unknown;
+          method = (...args: unknown[]) => {
+            const started = process.hrtime.bigint();
+            const done = () => record(Number(process.hrtime.bigint() - started) / 1e9);
+            const result = fn.apply(target, args);
+            if (result instanceof Promise) return result.finally(done);
+            done();
+            return result;
+          };
+          methods.set(property, method);
+        }
+        return method;
       },
     });
+  };
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
