@@ -1,5 +1,5 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, realpathSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 
 export interface ConnectionOptions {
@@ -47,7 +47,19 @@ function ownerOnly(file: string): void {
 export function claimExclusively(file: string): Database {
   ownerOnly(file);
   // Named after the real file, so a symlinked database or data directory claims the same lock.
-  const lockFile = `${realpathSync(file)}.lock`;
+  return claimLock(`${realpathSync(file)}.lock`, file);
+}
+
+/**
+ * The claim {@link claimExclusively} takes, for a `file` that does not exist yet (a restore writes it): the same lock
+ * file, named after the real directory, without creating `file`. Its directory is created (0700) when missing.
+ */
+export function claimBeforeCreating(file: string): Database {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  return claimLock(join(realpathSync(dirname(file)), `${basename(file)}.lock`), file);
+}
+
+function claimLock(lockFile: string, file: string): Database {
   ownerOnly(lockFile);
   const lock = new BetterSqlite3(lockFile, { timeout: 0 });
   try {

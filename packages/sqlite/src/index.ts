@@ -9,3 +9,4 @@ export * from './sqlite-token-intent.repository';
 export * from './sqlite-audit-log.repository';
 export * from './sqlite-webhook-delivery.repository';
 export * from './connection';
+export * from './backup';

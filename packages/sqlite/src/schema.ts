@@ -265,6 +265,9 @@ export const DATA_MIGRATIONS: Readonly<Record<number, (db: Database) => void>> =
   },
 };
 
+/** The `user_version` of a store this svc has migrated: backups made by a newer svc are refused on restore. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
 /** Brings the schema to `target` (default: the latest); tests stop earlier to build a file as an older svc left it. */
 export function migrate(db: Database, target = MIGRATIONS.length): void {
   const current = db.pragma('user_version', { simple: true }) as number;
