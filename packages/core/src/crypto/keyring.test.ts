@@ -49,4 +49,12 @@ describe('Keyring', () => {
     expect(await keyring.rewrap(next)).toBe(1);
     expect((await make(next, dataKeys).keyring.forTenant('t')).open('id', sealed)).toBe('secret');
   });
+
+  it('reports its progress after each key it re-wraps', async () => {
+    const { keyring } = make();
+    for (const tenant of ['a', 'b', 'c']) await keyring.forTenant(tenant);
+    const heard: Array<[number, number]> = [];
+    expect(await keyring.rewrap(Buffer.alloc(32, 9), (done, total) => heard.push([done, total]))).toBe(3);
+    expect(heard).toEqual([[0, 3], [1, 3], [2, 3], [3, 3]]);
+  });
 });

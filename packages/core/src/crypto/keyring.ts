@@ -35,13 +35,19 @@ export class Keyring {
     return keys;
   }
 
-  /** Re-wraps every data key under `newMasterKey`; tokens are untouched. Returns how many keys were re-wrapped. */
-  async rewrap(newMasterKey: Uint8Array): Promise<number> {
+  /**
+   * Re-wraps every data key under `newMasterKey`; tokens are untouched. Returns how many keys were re-wrapped;
+   * `onProgress` hears how many are done after each one (the CLI draws it on a terminal).
+   */
+  async rewrap(newMasterKey: Uint8Array, onProgress?: (done: number, total: number) => void): Promise<number> {
     const keys = await this.deps.dataKeys.all();
+    let done = 0;
+    onProgress?.(done, keys.length);
     for (const key of keys) {
       const plain = open(this.deps.masterKey, key.wrapped, wrapAad(key.tenantId));
       const wrapped = seal(newMasterKey, this.deps.random.bytes(AEAD_IV_BYTES), plain, wrapAad(key.tenantId));
       await this.deps.dataKeys.replace({ ...key, wrapped });
+      onProgress?.(++done, keys.length);
     }
     return keys.length;
   }
