@@ -116,6 +116,14 @@ describe('backupSqliteStore', () => {
     await expect(backupSqliteStore({ file: join(dir, 'svc.db'), destination: join(out, 'b.db') })).rejects.toThrow(/is an SQLite database but not an svc store/);
     expect(readdirSync(out)).toEqual([]);
   });
+  it('stops when its signal is aborted, leaving nothing behind', async () => {
+    const file = aStore(aDir(), 3_000);
+    const out = aDir();
+    const controller = new AbortController();
+    const copy = backupSqliteStore({ file, destination: join(out, 'b.db'), signal: controller.signal, onProgress: () => controller.abort() });
+    await expect(copy).rejects.toThrow(new SqliteBackupError('interrupted'));
+    expect(readdirSync(out)).toEqual([]);
+  });
 });
 
 describe('restoreSqliteStore', () => {
@@ -217,6 +225,15 @@ describe('restoreSqliteStore', () => {
     const dir = aDir();
     await expect(restoreSqliteStore({ backup, file: join(dir, 'svc.db') })).rejects.toThrow(/(fails SQLite's integrity check|is damaged)/);
     expect(readdirSync(dir).filter((f) => f !== 'svc.db.lock')).toEqual([]);
+  });
+
+  it('stops when its signal is aborted, leaving the directory as it was', async () => {
+    const backup = await aBackup(3_000);
+    const dir = aDir();
+    const controller = new AbortController();
+    const restore = restoreSqliteStore({ backup, file: join(dir, 'svc.db'), signal: controller.signal, onProgress: (done) => done > 0 && controller.abort() });
+    await expect(restore).rejects.toThrow(new SqliteBackupError('interrupted'));
+    expect(readdirSync(dir)).toEqual(['svc.db.lock']);
   });
 
   it("refuses a copy its caller's check refuses", async () => {

@@ -1,4 +1,5 @@
-import { closeSync, constants, existsSync, fstatSync, fsyncSync, linkSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { claimBeforeCreating } from './connection';
@@ -20,6 +21,8 @@ export interface SqliteBackupOptions {
   /** Replace `destination` when it exists (default false: refused, and it is left as it was). */
   readonly overwrite?: boolean;
   readonly onProgress?: ProgressListener;
+  /** Stops the copy (a Ctrl-C): it is refused as interrupted, and nothing is left behind. */
+  readonly signal?: AbortSignal;
 }
 
 export interface SqliteBackupResult {
@@ -61,6 +64,7 @@ export async function backupSqliteStore(options: SqliteBackupOptions): Promise<S
     const schemaVersion = svcSchemaVersion(source, file);
     const copied = await source.backup(temp, {
       progress: ({ totalPages, remainingPages }) => {
+        stopIfAborted(options.signal);
         options.onProgress?.(totalPages - remainingPages, totalPages);
         return PAGES_PER_STEP;
       },
@@ -69,6 +73,7 @@ export async function backupSqliteStore(options: SqliteBackupOptions): Promise<S
     options.onProgress?.(copied.totalPages, copied.totalPages);
     singleFile(temp);
     fsyncFile(temp);
+    stopIfAborted(options.signal);
     publish(temp, destination, options.overwrite ?? false);
     return { pages: copied.totalPages, bytes: statSync(destination).size, schemaVersion };
   } catch (error) {
@@ -92,6 +97,8 @@ export interface SqliteRestoreOptions {
   /** A last check of the copy (the CLI opens its data keys with the master key); throwing refuses the restore. */
   readonly verify?: (db: Database) => Promise<void> | void;
   readonly onProgress?: ProgressListener;
+  /** Stops the restore (a Ctrl-C): it is refused as interrupted, and the directory is left as it was. */
+  readonly signal?: AbortSignal;
 }
 
 export interface SqliteRestoreResult {
@@ -124,7 +131,7 @@ export async function restoreSqliteStore(options: SqliteRestoreOptions): Promise
       const shown = present.sort().slice(0, 5).join(', ') + (present.length > 5 ? `, and ${present.length - 5} more` : '');
       throw new SqliteBackupError(`${dir} is not empty (${shown}): restore into an empty data directory`);
     }
-    const bytes = copyFile(backup, temp, options.onProgress);
+    const bytes = await copyFile(backup, temp, options.onProgress, options.signal);
     const copy = openExisting(temp, backup);
     let schemaVersion: number;
     try {
@@ -140,6 +147,7 @@ export async function restoreSqliteStore(options: SqliteRestoreOptions): Promise
       copy.close();
     }
     fsyncFile(temp);
+    stopIfAborted(options.signal);
     publish(temp, file, false);
     return { bytes, schemaVersion };
   } catch (error) {
@@ -196,28 +204,36 @@ function singleFile(file: string): void {
   }
 }
 
-/** Copies `from` to the new file `to` (0600), reporting bytes copied; returns the size. */
-function copyFile(from: string, to: string, onProgress?: ProgressListener): number {
-  const input = openSync(from, 'r');
-  let output: number | undefined;
+/**
+ * Copies `from` to the new file `to` (0600), reporting bytes copied; returns the size. Asynchronous reads let a
+ * signal's handler run between chunks, so a Ctrl-C stops a long copy.
+ */
+async function copyFile(from: string, to: string, onProgress?: ProgressListener, signal?: AbortSignal): Promise<number> {
+  const input = await open(from, 'r');
+  let output: FileHandle | undefined;
   try {
-    output = openSync(to, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
-    const total = fstatSync(input).size;
+    output = await open(to, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
+    const total = (await input.stat()).size;
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     let done = 0;
     onProgress?.(0, total);
     for (;;) {
-      const read = readSync(input, buffer, 0, CHUNK_BYTES, null);
-      if (read === 0) break;
-      for (let written = 0; written < read; ) written += writeSync(output, buffer, written, read - written);
-      done += read;
+      stopIfAborted(signal);
+      const { bytesRead } = await input.read(buffer, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) break;
+      for (let at = 0; at < bytesRead; ) at += (await output.write(buffer, at, bytesRead - at)).bytesWritten;
+      done += bytesRead;
       onProgress?.(done, Math.max(total, done));
     }
     return done;
   } finally {
-    closeSync(input);
-    if (output !== undefined) closeSync(output);
+    await input.close();
+    await output?.close();
   }
+}
+
+function stopIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new SqliteBackupError('interrupted');
 }
 
 function fsyncFile(file: string): void {
