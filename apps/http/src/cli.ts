@@ -3,9 +3,11 @@ import { BOOTSTRAP_FLAG, CHAIN_GRACE_MS, type CreateTenant, DomainError, type Ke
 import { replaceMasterKeyFile } from './config/master-key';
 import { ConfigError } from './config/config';
 import { loadConfig } from './config/load-config';
+import { backup, restore } from './backup-commands';
 import { type AuditLogUseCases, createContainer, openStore } from './container';
 import { presentProvisionedTenant } from './http/presenters/tenant.presenter';
 import type { Logger } from './logger';
+import { ProgressLine } from './progress';
 import { startServer } from './server';
 import { TOKENS } from './tokens';
 
@@ -16,6 +18,11 @@ const USAGE = `Usage:
                                                     (the SQLite store then keeps the new key in master.key)
   svc audit verify [--tenant <id>]                  walk each tenant's audit chain; name the first event altered,
                                                     removed or reordered (exit 1 when one is found)
+  svc backup <file> [--force]                       copy the SQLite store to <file>, consistent, also while svc serve
+                                                    runs; --force replaces an existing <file>. The master key is not
+                                                    in the backup: keep it apart
+  svc restore <file>                                restore a backup into an empty SVC_DATA_DIR (master.key may be
+                                                    there); SVC_MASTER_KEY or master.key must be the backed-up key
   svc help                                          this text
 `;
 
@@ -95,7 +102,9 @@ async function rotateKeys(): Promise<number> {
   const store = await openStore(config, { exclusive: true });
   try {
     const container = await createContainer(config, { store });
-    const count = await container.resolve<Keyring>(TOKENS.Keyring).rewrap(next);
+    const line = new ProgressLine('keys rotate', 'keys');
+    const count = await container.resolve<Keyring>(TOKENS.Keyring).rewrap(next, (done, total) => line.update(done, total));
+    line.done();
     if (config.store === 'sqlite' && !config.masterKey) replaceMasterKeyFile(config.dataDir, next);
     process.stdout.write(
       `svc: re-wrapped ${count} tenant data key(s). ${config.masterKey ? 'Set SVC_MASTER_KEY to the new key before the next start.' : 'master.key now holds the new key.'}\n`,
@@ -161,6 +170,8 @@ export async function main(argv: string[]): Promise<number | undefined> {
     if (command === 'tenants' && sub === 'create') return await createTenant(rest);
     if (command === 'keys' && sub === 'rotate') return await rotateKeys();
     if (command === 'audit' && sub === 'verify') return await verifyAudit(rest);
+    if (command === 'backup') return await backup(argv.slice(1), USAGE);
+    if (command === 'restore') return await restore(argv.slice(1), USAGE);
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
       process.stdout.write(USAGE);
       return 0;

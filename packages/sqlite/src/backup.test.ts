@@ -104,6 +104,10 @@ describe('backupSqliteStore', () => {
     await expect(backupSqliteStore({ file: missing, destination: join(out, 'c.db') })).rejects.toThrow(/there is no store to back up/);
     expect(existsSync(missing)).toBe(false);
     await expect(backupSqliteStore({ file, destination: join(out, 'nowhere', 'c.db') })).rejects.toThrow(/does not exist/);
+    for (const own of [file, `${file}-wal`, `${file}.lock`]) {
+      await expect(backupSqliteStore({ file, destination: own, overwrite: true })).rejects.toThrow(/is one of the store's own files/);
+    }
+    expect(count(file)).toBe(5);
     expect(readdirSync(out)).toEqual(['b.db']);
   });
 

@@ -1,4 +1,4 @@
-import { closeSync, constants, existsSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, existsSync, fsyncSync, linkSync, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
@@ -53,6 +53,8 @@ export async function backupSqliteStore(options: SqliteBackupOptions): Promise<S
   if (!options.overwrite && existsSync(destination)) throw new SqliteBackupError(`${destination} already exists`);
   if (!isDirectory(dirname(destination))) throw new SqliteBackupError(`the directory ${dirname(destination)} does not exist`);
   if (isDirectory(destination)) throw new SqliteBackupError(`${destination} is a directory`);
+  const own = ['', '-wal', '-shm', '-journal', '.lock'].map((suffix) => realPath(`${file}${suffix}`));
+  if (own.includes(realPath(destination))) throw new SqliteBackupError(`${destination} is one of the store's own files`);
 
   const temp = join(dirname(destination), `.${basename(destination)}.${process.pid}.tmp`);
   const source = openExisting(file, 'the store');
@@ -277,6 +279,11 @@ function publish(temp: string, to: string, overwrite: boolean): void {
 
 function removeDatabaseFiles(file: string): void {
   for (const path of [file, `${file}-journal`, `${file}-wal`, `${file}-shm`]) rmSync(path, { force: true });
+}
+
+/** `path` with its directory's symlinks resolved (the file itself need not exist). */
+function realPath(path: string): string {
+  return join(realpathSync(dirname(path)), basename(path));
 }
 
 function isDirectory(path: string): boolean {
