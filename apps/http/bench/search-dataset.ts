@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Actor, Bootstrap, Clock, CreateTokenInput, Store } from '@svc/core';
 import { loadConfig } from '../src/config/load-config';
 import { type ApplicationUseCases, buildContainer, type TokenUseCases } from '../src/container';
+import { ProgressLine } from '../src/progress';
 import { TOKENS } from '../src/tokens';
 import { luhnComplete } from './scenarios';
 
@@ -85,6 +86,8 @@ export async function prepareSearchDataset(root: string, count: number, log: (li
   };
   const create = container.resolve<TokenUseCases>(TOKENS.TokenUseCases).create;
   const started = Date.now();
+  // On a terminal a progress line replaces the periodic log lines; piped output (CI, a log file) keeps the lines.
+  const line = new ProgressLine('loading the search dataset', 'tokens');
   for (let from = 0; from < count; from += BATCH) {
     const batch: Promise<unknown>[] = [];
     for (let i = from; i < Math.min(count, from + BATCH); i++) {
@@ -92,8 +95,10 @@ export async function prepareSearchDataset(root: string, count: number, log: (li
       batch.push(create.execute(actor, datasetToken(i)));
     }
     await Promise.all(batch);
-    if ((from / BATCH) % 50 === 0) log(`loaded ${from + batch.length} tokens in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    line.update(from + batch.length, count);
+    if (!line.active && (from / BATCH) % 50 === 0) log(`loaded ${from + batch.length} tokens in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   }
+  line.done();
   await store.close();
   const known = Math.min(123_450, Math.floor(count / 20) * 10);
   const dataset: SearchDataset = {
