@@ -8,7 +8,7 @@ import { sendJson } from '../respond';
 import { pagingQuery } from '../schemas/common';
 import { validate } from '../validate';
 
-const listLogsQuery = z.object({
+export const listLogsQuery = z.object({
   ...pagingQuery,
   entity_type: z.string().optional(),
   entity_id: z.string().optional(),
