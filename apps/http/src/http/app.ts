@@ -24,6 +24,7 @@ import { tokenIntentRoutes } from './routes/token-intent.routes';
 import { bulkRoutes } from './routes/bulk.routes';
 import { webhookRoutes, type WebhookUseCases } from './routes/webhook.routes';
 import { proxiesRoutes, proxyRoutes, type ProxyUseCases } from './routes/proxy.routes';
+import { docsRoutes } from './routes/docs.routes';
 import { edgeHeaders } from './trace';
 import { cors } from './cors';
 import { healthRoutes, measureRequests, metricsRoute, rateLimit, type Readiness } from './operations';
@@ -72,6 +73,8 @@ export function createApp(container: DependencyContainer): Express {
   proxiesRoutes(app, auth, proxyUseCases, { json, patchJson, bodyLimitBytes: config.bodyLimitBytes });
   proxyRoutes(app, auth, proxyUseCases, config.bodyLimitBytes);
   logRoutes(app, auth, container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases));
+  // The API's description and its rendering: no key, no tenant data.
+  docsRoutes(app);
   app.use(notFoundHandler);
   app.use(errorHandler(logger, edgeAudit));
   return app;
