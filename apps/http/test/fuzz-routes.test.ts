@@ -383,6 +383,9 @@ const ROUTES: readonly Route[] = [
   { method: 'delete', path: '/proxies/:id', key: (f) => f.mgt, ids: (f) => f.proxyIds },
   { method: 'get', path: '/logs', key: (f) => f.mgt, queryKeys: ['entity_type', 'entity_id', 'start_date', 'end_date', 'page', 'size'] },
   { method: 'get', path: '/logs/entity-types', key: (f) => f.mgt },
+  // The API's description and its page: no key, the same answer whatever the query or body.
+  { method: 'get', path: '/openapi.json', key: () => undefined },
+  { method: 'get', path: '/docs', key: () => undefined },
 ];
 
 /** What one generated request looks like. */
