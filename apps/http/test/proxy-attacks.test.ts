@@ -752,6 +752,11 @@ describe('attacks on the proxy', () => {
       });
     }
 
+    /** Waits for `done` (up to 10 s, polling every 20 ms). */
+    async function until(done: () => boolean): Promise<void> {
+      for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 20));
+    }
+
     /** Answers the destination cut off before they were sent whole. */
     let cutOff = 0;
     const bigAnswer = (delayMs: number): Handler => (_r, res) => {
@@ -783,7 +788,8 @@ describe('attacks on the proxy', () => {
       try {
         cutOff = 0;
         await hangUp(server.port, 100_000, 300);
-        await new Promise((r) => setTimeout(r, 300));
+        // Polled rather than slept on: under load the cut reaches the destination later, but it must reach it.
+        await until(() => watch.finished() === 1 && cutOff === 1);
         expect(watch.finished()).toBe(1);
         expect(cutOff).toBe(1);
       } finally {
@@ -798,7 +804,7 @@ describe('attacks on the proxy', () => {
       try {
         cutOff = 0;
         await hangUp(server.port, 0, 100);
-        await new Promise((r) => setTimeout(r, 700));
+        await until(() => watch.finished() === 1 && cutOff === 1);
         expect(watch.finished()).toBe(1);
         expect(cutOff).toBe(1);
       } finally {

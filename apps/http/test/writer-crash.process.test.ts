@@ -34,8 +34,7 @@ interface Load {
 }
 
 /** Clients writing until `stopped()`: POST /tokens, POST /tokenize of 20 values, and create → search → PATCH → DELETE → GET walks. */
-async function drive(url: string, key: string, stopped: () => boolean, round: number): Promise<Load> {
-  const load: Load = { kept: [], walks: [], wrong: [] };
+async function drive(url: string, key: string, stopped: () => boolean, round: number, load: Load): Promise<Load> {
   const client = async (_client: number, work: (agent: Agent, i: number) => Promise<void>): Promise<void> => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
@@ -121,9 +120,14 @@ describe('svc serve killed under write load', () => {
 
     for (let round = 0; round < 3; round++) {
       let killed = false;
-      const running = drive(served.url, key, () => killed, round);
+      const progress: Load = { kept: [], walks: [], wrong: [] };
+      const running = drive(served.url, key, () => killed, round, progress);
       // Long enough for both batches in flight and a few checkpoints; the kill lands at a different point each round.
       await new Promise((resolve) => setTimeout(resolve, 300 + round * 150));
+      // On a loaded machine the first answers come later: the kill also waits (up to 10 s) for enough of them.
+      for (let i = 0; i < 200 && !(progress.kept.length > 20 && progress.walks.some((w) => w.acked === 3)); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       served.child.kill('SIGKILL');
       killed = true;
       await served.exited;
