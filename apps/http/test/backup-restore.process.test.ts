@@ -97,6 +97,12 @@ describe('svc backup and svc restore', () => {
     expect(statSync(join(target, 'svc.db')).mode & 0o777).toBe(0o600);
 
     const second = await serveBin({ SVC_DATA_DIR: target });
+    const underServer = svc({ SVC_DATA_DIR: target }, 'restore', file);
+    expect(underServer).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: `svc: restore refused: ${target} is in use by a running svc serve (or keys rotate): a restore goes into an empty data directory that no server uses\n`,
+    });
     // The restored store is not empty: no second bootstrap, and the keys of the backed-up store work.
     expect(second.output()).not.toContain('management key (shown once');
     expect((await send(second.url, false, 'GET', '/applications/key', management)).status).toBe(200);

@@ -175,7 +175,7 @@ describe('restoreSqliteStore', () => {
     const claim = claimExclusively(file);
     try {
       rmSync(file);
-      await expect(restoreSqliteStore({ backup, file })).rejects.toThrow(/another svc process/);
+      await expect(restoreSqliteStore({ backup, file })).rejects.toThrow(new SqliteBackupError(`${dir} is in use by a running svc serve (or keys rotate): a restore goes into an empty data directory that no server uses`));
       expect(existsSync(file)).toBe(false);
     } finally {
       claim.close();

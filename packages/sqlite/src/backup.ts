@@ -2,7 +2,7 @@ import { closeSync, constants, existsSync, fsyncSync, linkSync, openSync, readdi
 import { type FileHandle, open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { claimBeforeCreating } from './connection';
+import { claimBeforeCreating, StoreInUseError } from './connection';
 import { SCHEMA_VERSION } from './schema';
 
 /** A backup or restore refused for a reason its message gives (no store, a file in the way, not an svc store…). */
@@ -124,7 +124,7 @@ export async function restoreSqliteStore(options: SqliteRestoreOptions): Promise
   if (!statSync(backup).isFile()) throw new SqliteBackupError(`${backup} is not a file`);
   if (statSync(backup).size === 0) throw new SqliteBackupError(`${backup} is empty`);
   const dir = dirname(file);
-  const claim = claimBeforeCreating(file);
+  const claim = claimRestoreTarget(file);
   const temp = join(dir, `.${basename(file)}.restore-${process.pid}.tmp`);
   try {
     const allowed = new Set([`${basename(file)}.lock`, ...(options.allowed ?? [])]);
@@ -157,6 +157,16 @@ export async function restoreSqliteStore(options: SqliteRestoreOptions): Promise
     throw error;
   } finally {
     claim.close();
+  }
+}
+
+/** Claims the directory a restore writes into, as `svc serve` would; refuses while a server or rotation holds it. */
+function claimRestoreTarget(file: string): Database {
+  try {
+    return claimBeforeCreating(file);
+  } catch (error) {
+    if (!(error instanceof StoreInUseError)) throw error;
+    throw new SqliteBackupError(`${dirname(file)} is in use by a running svc serve (or keys rotate): a restore goes into an empty data directory that no server uses`);
   }
 }
 

@@ -39,6 +39,15 @@ function ownerOnly(file: string): void {
   }
 }
 
+/** The store is claimed by another process: a second `svc serve`, or a rotation or restore beside a running one. */
+export class StoreInUseError extends Error {
+  override readonly name = 'StoreInUseError';
+
+  constructor(readonly file: string) {
+    super(`another svc process (serve or keys rotate) is using ${file}; the SQLite store serves one process (use MongoDB for several)`);
+  }
+}
+
 /**
  * Claims `file` for one process (the server, or a key rotation): an exclusive lock on a companion file, held by an
  * open transaction until the returned connection closes or the process dies (the kernel drops the lock). A second
@@ -70,9 +79,7 @@ function claimLock(lockFile: string, file: string): Database {
     lock.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     lock.close();
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') {
-      throw new Error(`another svc process (serve or keys rotate) is using ${file}; the SQLite store serves one process (use MongoDB for several)`);
-    }
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new StoreInUseError(file);
     throw error;
   }
   return lock;
