@@ -62,7 +62,13 @@ describe('GET /metrics', () => {
     expect(text).toContain('svc_token_operations_total{operation="create",outcome="success"} 1');
     expect(text).toContain('svc_token_operations_total{operation="read",outcome="failure"} 1');
     expect(text).toMatch(/svc_store_operation_duration_seconds_count\{repository="tokens",operation="create"\} 1/);
-    expect(text).toContain('svc_http_request_duration_seconds_bucket{le="0.0001",method="POST",route="/tokens"}');
+    expect(text).toContain('svc_http_request_duration_seconds_bucket{method="POST",route="/tokens",le="0.0001"}');
+    expect(text).toMatch(/svc_http_request_duration_seconds_bucket\{method="POST",route="\/tokens",le="\+Inf"\} 1\n/);
+    expect(text).toContain('# TYPE svc_http_requests_total counter');
+    // Every sample line reads as Prometheus's text format: a name, optional quoted labels, a number.
+    for (const line of text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))) {
+      expect({ line, ok: /^[a-zA-Z_:][\w:]*(\{([a-zA-Z_]\w*="(?:[^"\\\n]|\\.)*",?)*\})? -?[\d.e+-]+|NaN|[+-]Inf$/.test(line) }).toEqual({ line, ok: true });
+    }
     expect(text).toMatch(/svc_webhook_deliveries_pending \d+/);
     expect(text).toContain('process_cpu_user_seconds_total');
     if (process.env.SVC_TEST_STORE === 'sqlite') expect(text).toMatch(/svc_writer_batch_writes_count [1-9]/);

@@ -60,8 +60,8 @@ export function metricsRoute(app: Express, metrics: Metrics, token: string | und
         throw new HttpProblemError(HTTP_PROBLEMS.unauthenticated, 'The metrics token is missing or wrong.');
       }
     }
-    const text = await metrics.registry.metrics();
-    res.status(200).setHeader('Content-Type', metrics.registry.contentType).end(text);
+    const text = await metrics.text();
+    res.status(200).setHeader('Content-Type', metrics.contentType).end(text);
   });
 }
 
@@ -71,10 +71,11 @@ export function metricsRoute(app: Express, metrics: Metrics, token: string | und
  */
 export function measureRequests(metrics: Metrics): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const started = process.hrtime.bigint();
-    res.once('finish', () => {
+    const started = performance.now();
+    // 'finish' fires once: a plain listener spares once()'s wrapper.
+    res.on('finish', () => {
       const pattern = typeof req.route?.path === 'string' ? (req.route.path as string) : 'unmatched';
-      metrics.request(req.method, pattern, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.request(req.method, pattern, res.statusCode, (performance.now() - started) / 1000);
       const route = routeAudit(req.method, pattern);
       if (route?.entityType === 'token') metrics.tokenOperation(route.operation, res.statusCode < 400);
     });
