@@ -84,7 +84,12 @@ export class Metrics {
   private readonly requests = new Family('svc_http_requests_total', 'HTTP requests answered, by method, route pattern and status.', ['method', 'route', 'status']);
   private readonly latency = new Family('svc_http_request_duration_seconds', 'Time from a request arriving to its answer finishing, by method and route pattern.', ['method', 'route'], LATENCY_BUCKETS);
   private readonly tokenOperations = new Family('svc_token_operations_total', 'Token operations answered, by kind and outcome.', ['operation', 'outcome']);
-  private readonly storeLatency = new Family('svc_store_operation_duration_seconds', 'Time of each store operation, by repository and operation.', ['repository', 'operation'], LATENCY_BUCKETS);
+  private readonly storeLatency = new Family(
+    'svc_store_operation_duration_seconds',
+    `Time of store operations, by repository and operation (one call in ${STORE_SAMPLE} of each is timed).`,
+    ['repository', 'operation'],
+    LATENCY_BUCKETS,
+  );
   private readonly writerWait = new Family('svc_writer_queue_wait_seconds', 'Time the oldest write of a batch waited before the writer took the batch (SQLite).', [], LATENCY_BUCKETS);
   private readonly writerCommit = new Family('svc_writer_commit_seconds', 'Time from a batch reaching the writer to its commit (SQLite).', [], LATENCY_BUCKETS);
   private readonly writerBatch = new Family('svc_writer_batch_writes', 'Writes committed together in one transaction (SQLite).', [], BATCH_BUCKETS);
@@ -157,6 +162,12 @@ export class Metrics {
   }
 }
 
+/**
+ * Store operations are timed one call in this many (per repository method): timing every call (a clock read and a
+ * promise more) cost the fastest routes 5-9% with metrics on. The histogram's counts are of sampled calls.
+ */
+export const STORE_SAMPLE = 8;
+
 /** The store's own members that are not repositories. */
 const NOT_REPOSITORIES = new Set(['ping', 'close', 'db', 'constructor']);
 
@@ -177,7 +188,10 @@ export function instrumentStore<S extends Store>(store: S, metrics: Metrics): S 
         if (!method) {
           const record = metrics.storeTimer(name, property);
           const fn = value as (...a: unknown[]) => unknown;
+          let calls = 0;
           method = (...args: unknown[]) => {
+            // One call in STORE_SAMPLE is timed: the rest go straight through, as they would with metrics off.
+            if (++calls % STORE_SAMPLE !== 0) return fn.apply(target, args);
             const started = performance.now();
             const result = fn.apply(target, args);
             if (!(result instanceof Promise)) {

@@ -66,10 +66,10 @@ export function metricsRoute(app: Express, metrics: Metrics, token: string | und
 }
 
 /**
- * Counts and times every answer by route pattern; token routes also count as token operations (their names are the
+ * Runs `then` (the edge middleware) after starting to measure the request. Counts and times every answer by route pattern; token routes also count as token operations (their names are the
  * audit log's). The route is read when the answer finishes, once Express has matched it.
  */
-export function measureRequests(metrics: Metrics): RequestHandler {
+export function measureRequests(metrics: Metrics, then: RequestHandler): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = performance.now();
     // 'finish' fires once: a plain listener spares once()'s wrapper.
@@ -79,7 +79,7 @@ export function measureRequests(metrics: Metrics): RequestHandler {
       const route = routeAudit(req.method, pattern);
       if (route?.entityType === 'token') metrics.tokenOperation(route.operation, res.statusCode < 400);
     });
-    next();
+    void then(req, res, next);
   };
 }
 
@@ -88,9 +88,16 @@ export function measureRequests(metrics: Metrics): RequestHandler {
  * key itself is never held). Calls without an API key are counted under their proxy key, if any; others are not
  * limited here. Over the limit: 429 problem+json with Retry-After, before the key is even looked up.
  */
+/** Probes and metrics: never limited, whatever headers come with them. */
+const UNLIMITED = new Set(['/healthz', '/readyz', '/metrics']);
+
 export function rateLimit(limit: { readonly points: number; readonly windowMs: number }): RequestHandler {
   const limiter = new RateLimiterMemory({ points: limit.points, duration: limit.windowMs / 1000 });
   return async (req: Request, res: Response, next: NextFunction) => {
+    if (UNLIMITED.has(req.path)) {
+      next();
+      return;
+    }
     const key = req.get('svc-api-key') ?? req.get('bt-api-key') ?? req.get('svc-proxy-key') ?? req.get('bt-proxy-key');
     if (key === undefined || key === '') {
       next();
