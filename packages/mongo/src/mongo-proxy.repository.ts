@@ -11,7 +11,7 @@ import {
   type WriteEffects,
 } from '@svc/core';
 import type { EffectWrites } from './effect-writes';
-import { isDuplicateKeyError } from './mongo-errors';
+import { TenantCounters } from './tenant-counters';
 import { findPage, NEWEST_FIRST } from './paginate';
 import { fromProxyDocument, nameContains, type ProxyCountDocument, type ProxyDocument, proxyUpdate, toProxyDocument } from './proxy-document';
 
@@ -23,17 +23,20 @@ import { fromProxyDocument, nameContains, type ProxyCountDocument, type ProxyDoc
  * aborted, the counter with it, and the error thrown. An update is a compare-and-set on the version in its filter.
  */
 export class MongoProxyRepository implements ProxyRepository {
+  private readonly counters: TenantCounters;
+
   constructor(
     private readonly proxies: Collection<ProxyDocument>,
-    private readonly counts: Collection<ProxyCountDocument>,
+    counts: Collection<ProxyCountDocument>,
     private readonly effects: EffectWrites,
-  ) {}
+  ) {
+    this.counters = new TenantCounters(counts);
+  }
 
   async create(proxy: Proxy, limit: number, effects?: WriteEffects): Promise<CreateProxyOutcome> {
-    await this.ensureCounter(proxy.tenantId);
+    await this.counters.ensure(proxy.tenantId);
     return this.effects.transaction(async (session): Promise<CreateProxyOutcome> => {
-      const counted = await this.counts.updateOne({ _id: proxy.tenantId, n: { $lt: limit } }, { $inc: { n: 1 } }, { session });
-      if (counted.modifiedCount !== 1) return 'limit';
+      if (!(await this.counters.take(proxy.tenantId, limit, session))) return 'limit';
       await this.proxies.insertOne(toProxyDocument(proxy), { session });
       if (hasEffects(effects)) await this.effects.store(effects, session);
       return 'created';
@@ -68,19 +71,10 @@ export class MongoProxyRepository implements ProxyRepository {
     return this.effects.transaction(async (session: ClientSession) => {
       const removed = await this.proxies.deleteOne({ _id: id, tenant_id: tenantId }, { session });
       if (removed.deletedCount !== 1) return false;
-      await this.counts.updateOne({ _id: tenantId }, { $inc: { n: -1 } }, { session });
+      await this.counters.release(tenantId, session);
       if (hasEffects(effects)) await this.effects.store(effects, session);
       return true;
     });
-  }
-
-  /** The tenant's counter, created at 0 outside the transaction (a concurrent creation of it is as good). */
-  private async ensureCounter(tenantId: string): Promise<void> {
-    try {
-      await this.counts.updateOne({ _id: tenantId }, { $setOnInsert: { n: 0 } }, { upsert: true });
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-    }
   }
 }
 

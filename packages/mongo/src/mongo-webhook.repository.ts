@@ -1,3 +1,4 @@
+import type { TenantCountDocument } from './tenant-counters';
 import type { Binary, ClientSession, Collection } from 'mongodb';
 import {
   type CreateWebhookOutcome,
@@ -12,7 +13,7 @@ import {
 import { fromBinary, setOrUnset, toBinary } from './documents';
 import { type EffectWrites, whenTrue } from './effect-writes';
 import type { WebhookDeliveryDocument } from './webhook-delivery-document';
-import { isDuplicateKeyError } from './mongo-errors';
+import { TenantCounters } from './tenant-counters';
 import { findPage, NEWEST_FIRST } from './paginate';
 
 /** A webhook; `_id` is its id. The signing secret is only ever stored sealed (AES-256-GCM under the tenant's key). */
@@ -32,10 +33,7 @@ export interface WebhookDocument {
 }
 
 /** How many webhooks a tenant holds; `_id` is the tenant id. Kept by the same transactions that insert and delete. */
-export interface WebhookCountDocument {
-  _id: string;
-  n: number;
-}
+export type WebhookCountDocument = TenantCountDocument;
 
 const fromDocument = (d: WebhookDocument): Webhook => ({
   id: d._id,
@@ -71,18 +69,21 @@ const mutable = (w: Webhook) => ({
  * so their messages fan out to the webhooks as the write left them (a created webhook gets its own event).
  */
 export class MongoWebhookRepository implements WebhookRepository {
+  private readonly counters: TenantCounters;
+
   constructor(
     private readonly webhooks: Collection<WebhookDocument>,
-    private readonly counts: Collection<WebhookCountDocument>,
+    counts: Collection<WebhookCountDocument>,
     private readonly deliveries: Collection<WebhookDeliveryDocument>,
     private readonly effects: EffectWrites,
-  ) {}
+  ) {
+    this.counters = new TenantCounters(counts);
+  }
 
   async create(webhook: Webhook, limit: number, effects?: WriteEffects): Promise<CreateWebhookOutcome> {
-    await this.ensureCounter(webhook.tenantId);
+    await this.counters.ensure(webhook.tenantId);
     return this.effects.transaction(async (session): Promise<CreateWebhookOutcome> => {
-      const counted = await this.counts.updateOne({ _id: webhook.tenantId, n: { $lt: limit } }, { $inc: { n: 1 } }, { session });
-      if (counted.modifiedCount !== 1) return 'limit';
+      if (!(await this.counters.take(webhook.tenantId, limit, session))) return 'limit';
       await this.webhooks.insertOne(
         {
           _id: webhook.id,
@@ -124,19 +125,10 @@ export class MongoWebhookRepository implements WebhookRepository {
     return this.effects.transaction(async (session: ClientSession) => {
       const removed = await this.webhooks.deleteOne({ _id: id, tenant_id: tenantId }, { session });
       if (removed.deletedCount !== 1) return false;
-      await this.counts.updateOne({ _id: tenantId }, { $inc: { n: -1 } }, { session });
+      await this.counters.release(tenantId, session);
       await this.deliveries.deleteMany({ tenant_id: tenantId, webhook_id: id }, { session });
       if (hasEffects(effects)) await this.effects.store(effects, session);
       return true;
     });
-  }
-
-  /** The tenant's counter, created at 0 outside the transaction (a concurrent creation of it is as good). */
-  private async ensureCounter(tenantId: string): Promise<void> {
-    try {
-      await this.counts.updateOne({ _id: tenantId }, { $setOnInsert: { n: 0 } }, { upsert: true });
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-    }
   }
 }

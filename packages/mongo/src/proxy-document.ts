@@ -1,3 +1,4 @@
+import type { TenantCountDocument } from './tenant-counters';
 import type { Binary, UpdateFilter } from 'mongodb';
 import type { Proxy, ProxyTransform } from '@svc/core';
 import { compact, fromBinary, optional, setOrUnset, toBinary } from './documents';
@@ -30,10 +31,7 @@ export interface ProxyDocument {
 }
 
 /** How many proxies a tenant holds; `_id` is the tenant id. Kept by the same transactions that insert and delete. */
-export interface ProxyCountDocument {
-  _id: string;
-  n: number;
-}
+export type ProxyCountDocument = TenantCountDocument;
 
 /** The fields an update replaces: never the key hash nor the creation fields (undefined ones are removed). */
 const mutable = (p: Proxy) => ({
