@@ -20,9 +20,16 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Spawns a node script and waits until `ready(output)` says it listens. */
-export function startNode(script: string, args: string[], env: NodeJS.ProcessEnv, url: string, ready: (output: string) => boolean): Promise<Child> {
-  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Spawns a node script (with `nodeFlags` before it) and waits until `ready(output)` says it listens. */
+export function startNode(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  url: string,
+  ready: (output: string) => boolean,
+  nodeFlags: readonly string[] = [],
+): Promise<Child> {
+  const child = spawn(process.execPath, [...nodeFlags, script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 30_000);

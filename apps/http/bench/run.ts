@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { SERVE_NODE_FLAGS } from '../src/bin/node-flags';
 import { type Child, freePort, startNode } from './processes';
 import { type Destination, prepareProxyScenario, startDestination } from './proxy-scenario';
 import { type Scenario, type ScenarioContext, SUITES } from './scenarios';
@@ -88,7 +89,7 @@ async function startVault(dataDir: string, bootstrapKey = BOOTSTRAP_KEY, extraEn
   };
   const url = `http://127.0.0.1:${port}`;
   // The vault logs at warn here, so readiness is polled over HTTP rather than read from its output.
-  const child = await startNode(script, ['serve'], env, url, () => true);
+  const child = await startNode(script, ['serve'], env, url, () => true, SERVE_NODE_FLAGS);
   for (let i = 0; i < 100; i++) {
     if ((await fetch(`${url}/applications/key`).catch(() => undefined))?.status === 401) return child;
     await new Promise((r) => setTimeout(r, 100));
@@ -99,7 +100,8 @@ async function startVault(dataDir: string, bootstrapKey = BOOTSTRAP_KEY, extraEn
 async function startEcho(): Promise<Child> {
   const port = await freePort();
   const env = { PATH: process.env.PATH, PORT: String(port) };
-  return startNode(join(__dirname, 'echo-server.js'), [], env, `http://127.0.0.1:${port}`, (out) => out.includes('listening'));
+  // The baseline runs with the vault's flags: the ratio compares the two programs, not two runtime settings.
+  return startNode(join(__dirname, 'echo-server.js'), [], env, `http://127.0.0.1:${port}`, (out) => out.includes('listening'), SERVE_NODE_FLAGS);
 }
 
 function context(url: string): ScenarioContext {

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SERVE_NODE_FLAGS } from '../src/bin/node-flags';
 
 /**
  * The Dockerfile and compose.yaml cannot be built here (no Docker engine): what can be checked without one is that
@@ -23,8 +24,9 @@ describe('the container files', () => {
     for (const [, sources] of dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)) {
       for (const source of sources!.split(/\s+/)) expect({ source, exists: existsSync(join(ROOT, source)) }).toEqual({ source, exists: true });
     }
-    const entrypoint = /^ENTRYPOINT \["node", "([^"]+)"\]$/m.exec(dockerfile)?.[1];
+    const [, flags, entrypoint] = /^ENTRYPOINT \["node", (.*)"([^"]+)"\]$/m.exec(dockerfile) ?? [];
     expect(entrypoint).toBe('apps/http/dist/src/bin/svc.js');
+    expect(flags).toBe(SERVE_NODE_FLAGS.map((flag) => `"${flag}", `).join(''));
     // npm test builds before it tests: the command the image starts is there.
     expect(existsSync(join(ROOT, entrypoint!))).toBe(true);
     expect(dockerfile).toContain("/readyz'");
@@ -41,5 +43,10 @@ describe('the container files', () => {
     expect(compose).toMatch(/MONGODB_URI: mongodb:\/\/mongo:27017\/svc\?replicaSet=rs0/);
     expect(compose).toMatch(/SVC_MASTER_KEY: \$\{SVC_MASTER_KEY:\?/);
     expect(compose).toMatch(/condition: service_healthy/);
+  });
+
+  it('starts `svc serve` with the serving flags in `npm start` too', () => {
+    const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts['start'];
+    expect(start).toContain(`node ${SERVE_NODE_FLAGS.join(' ')} apps/http/dist/src/bin/svc.js serve`);
   });
 });
