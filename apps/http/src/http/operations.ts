@@ -70,15 +70,30 @@ export function metricsRoute(app: Express, metrics: Metrics, token: string | und
  * audit log's). The route is read when the answer finishes, once Express has matched it.
  */
 export function measureRequests(metrics: Metrics, then: RequestHandler): RequestHandler {
+  type Recorder = (status: number, seconds: number) => void;
+  // Recorders per matched route object and method, made on first use (routes are made once, at start-up).
+  const byRoute = new WeakMap<object, Map<string, Recorder>>();
+  const unmatched = new Map<string, Recorder>();
+  const recorderOf = (req: Request): Recorder => {
+    const route = req.route as { path?: unknown } | undefined;
+    let byMethod = route ? byRoute.get(route) : unmatched;
+    if (!byMethod) {
+      byMethod = new Map();
+      byRoute.set(route!, byMethod);
+    }
+    let record = byMethod.get(req.method);
+    if (!record) {
+      const pattern = typeof route?.path === 'string' ? route.path : 'unmatched';
+      const audited = routeAudit(req.method, pattern);
+      record = metrics.requestRecorder(req.method, pattern, audited?.entityType === 'token' ? audited.operation : undefined);
+      byMethod.set(req.method, record);
+    }
+    return record;
+  };
   return (req: Request, res: Response, next: NextFunction) => {
     const started = performance.now();
-    // 'finish' fires once: a plain listener spares once()'s wrapper.
-    res.on('finish', () => {
-      const pattern = typeof req.route?.path === 'string' ? (req.route.path as string) : 'unmatched';
-      metrics.request(req.method, pattern, res.statusCode, (performance.now() - started) / 1000);
-      const route = routeAudit(req.method, pattern);
-      if (route?.entityType === 'token') metrics.tokenOperation(route.operation, res.statusCode < 400);
-    });
+    // 'finish' fires once: a plain listener spares once()'s wrapper. The route is read then, once Express matched it.
+    res.on('finish', () => recorderOf(req)(res.statusCode, (performance.now() - started) / 1000));
     void then(req, res, next);
   };
 }
