@@ -9,7 +9,7 @@ import type {
   WebhookDelivery,
   WebhookDeliveryRepository,
 } from '@svc/core';
-import { offsetOf } from '@svc/core';
+import { offsetOf, outboxEventText } from '@svc/core';
 
 interface Kept {
   delivery: WebhookDelivery;
@@ -33,14 +33,17 @@ export class InMemoryWebhookDeliveryRepository implements WebhookDeliveryReposit
   /** One pending delivery of each message to each of `webhooks` (enabled, of its tenant, subscribed), in the caller's step. */
   fanOut(messages: readonly OutboxMessage[], webhooksOf: (tenantId: string) => readonly Webhook[]): void {
     for (const message of messages) {
+      // Rendered once, and only for a message some webhook wants.
+      let event: string | undefined;
       for (const webhook of webhooksOf(message.tenantId)) {
         if (webhook.status !== 'enabled' || !webhook.events.includes(message.type)) continue;
+        event ??= outboxEventText(message);
         const delivery: WebhookDelivery = {
           tenantId: message.tenantId,
           webhookId: webhook.id,
           eventId: message.id,
           eventType: message.type,
-          event: message.event,
+          event,
           status: 'pending',
           attempts: [],
           nextAttemptAt: message.createdAt,

@@ -74,8 +74,9 @@ const aMessage = (id: string, patch: Partial<OutboxMessage> = {}): OutboxMessage
   id,
   tenantId: 't1',
   type: 'token.created',
-  event: '{}',
   createdAt: NOW,
+  actor: { id: 'app-1', type: 'application' },
+  data: { id: 'tok-1' },
   ...patch,
 });
 

@@ -1,5 +1,5 @@
 import { BSON } from 'mongodb';
-import type { OutboxMessage } from '@svc/core';
+import { type OutboxMessage, outboxEventText } from '@svc/core';
 import {
   fanOut,
   fromDeliveryAttemptDocument,
@@ -16,8 +16,9 @@ const message = (id: string, patch: Partial<OutboxMessage> = {}): OutboxMessage 
   id,
   tenantId: 't1',
   type: 'token.created',
-  event: JSON.stringify({ id, type: patch.type ?? 'token.created' }),
   createdAt: at(5),
+  actor: { id: 'app-1', type: 'application', traceId: 'trace-1' },
+  data: { id: `tok-${id}` },
   ...patch,
 });
 
@@ -32,8 +33,8 @@ describe('fan-out of messages to deliveries', () => {
   it('makes one pending delivery per subscribed webhook of the message\'s tenant, due when the message was created', () => {
     const m = message('e1');
     expect(fanOut([m], hooks)).toEqual([
-      { tenant_id: 't1', webhook_id: 'w1', event_id: 'e1', event_type: 'token.created', event: m.event, status: 'pending', attempts: [], next_attempt_at: at(5), created_at: at(5) },
-      { tenant_id: 't1', webhook_id: 'w2', event_id: 'e1', event_type: 'token.created', event: m.event, status: 'pending', attempts: [], next_attempt_at: at(5), created_at: at(5) },
+      { tenant_id: 't1', webhook_id: 'w1', event_id: 'e1', event_type: 'token.created', event: outboxEventText(m), status: 'pending', attempts: [], next_attempt_at: at(5), created_at: at(5) },
+      { tenant_id: 't1', webhook_id: 'w2', event_id: 'e1', event_type: 'token.created', event: outboxEventText(m), status: 'pending', attempts: [], next_attempt_at: at(5), created_at: at(5) },
     ]);
   });
 

@@ -1,5 +1,6 @@
 import type { ObjectId } from 'mongodb';
 import type { DeliveryAttempt, DeliveryStatus, OutboxMessage, WebhookDelivery, WebhookEventType } from '@svc/core';
+import { outboxEventText } from '@svc/core';
 import { compact, optional } from './documents';
 
 export interface DeliveryAttemptDocument {
@@ -41,23 +42,25 @@ export interface SubscribedWebhook {
  * message was created. `webhooks` are the enabled ones (the caller's query says so).
  */
 export function fanOut(messages: readonly OutboxMessage[], webhooks: readonly SubscribedWebhook[]): WebhookDeliveryDocument[] {
-  return messages.flatMap((message) =>
-    webhooks
-      .filter((hook) => hook.tenant_id === message.tenantId && hook.events.includes(message.type))
-      .map(
-        (hook): WebhookDeliveryDocument => ({
-          tenant_id: message.tenantId,
-          webhook_id: hook._id,
-          event_id: message.id,
-          event_type: message.type,
-          event: message.event,
-          status: 'pending',
-          attempts: [],
-          next_attempt_at: message.createdAt,
-          created_at: message.createdAt,
-        }),
-      ),
-  );
+  return messages.flatMap((message) => {
+    const subscribed = webhooks.filter((hook) => hook.tenant_id === message.tenantId && hook.events.includes(message.type));
+    if (subscribed.length === 0) return [];
+    // Rendered once, and only for a message some webhook wants.
+    const event = outboxEventText(message);
+    return subscribed.map(
+      (hook): WebhookDeliveryDocument => ({
+        tenant_id: message.tenantId,
+        webhook_id: hook._id,
+        event_id: message.id,
+        event_type: message.type,
+        event,
+        status: 'pending',
+        attempts: [],
+        next_attempt_at: message.createdAt,
+        created_at: message.createdAt,
+      }),
+    );
+  });
 }
 
 export const toDeliveryAttemptDocument = (attempt: DeliveryAttempt): DeliveryAttemptDocument =>

@@ -12,7 +12,7 @@ const at = (ms: number): Date => new Date(Date.parse('2026-01-01T00:00:00.000Z')
 
 function queue(...createdAt: number[]): WebhookDeliveryDocument[] {
   const messages = createdAt.map(
-    (ms, i): OutboxMessage => ({ id: `e${i}`, tenantId: 't1', type: 'token.created', event: '{}', createdAt: at(ms) }),
+    (ms, i): OutboxMessage => ({ id: `e${i}`, tenantId: 't1', type: 'token.created', createdAt: at(ms), actor: { id: 'app-1', type: 'application' }, data: {} }),
   );
   return fanOut(messages, [{ _id: 'w1', tenant_id: 't1', events: ['token.created'] }]);
 }

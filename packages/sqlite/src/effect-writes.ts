@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { createSecretKey, type KeyObject } from 'node:crypto';
-import { type AuditEvent, chainLink, hasEffects, type WriteEffects } from '@svc/core';
+import { type AuditEvent, chainLink, hasEffects, outboxEventText, type WriteEffects } from '@svc/core';
 import { AuditChainWrites } from './audit-chain-writes';
 import { nul } from './rows';
 
@@ -70,7 +70,8 @@ export class EffectWrites {
     this.insertEvents(effects.events);
     for (const m of effects.messages) {
       if (!this.hasHooks(m.tenantId)) continue;
-      this.fanOut.run({ tenant_id: m.tenantId, event_id: m.id, event_type: m.type, event: m.event, created_at: m.createdAt.getTime() });
+      // Rendered here, and only in a tenant with a webhook: most messages are never rendered at all.
+      this.fanOut.run({ tenant_id: m.tenantId, event_id: m.id, event_type: m.type, event: outboxEventText(m), created_at: m.createdAt.getTime() });
     }
   }
 

@@ -68,16 +68,7 @@ export class AuditEffects {
   }
 
   message(actor: AuditActor, fact: WebhookFact, at: Date): OutboxMessage {
-    const id = this.ids.next();
-    const event = {
-      id,
-      type: fact.type,
-      timestamp: at.toISOString(),
-      tenant_id: actor.tenantId,
-      trace_id: actor.traceId ?? null,
-      data: { ...fact.data, actor: { id: actor.id, type: actor.type } },
-    };
-    return { id, tenantId: actor.tenantId, type: fact.type, event: JSON.stringify(event), createdAt: at };
+    return { id: this.ids.next(), tenantId: actor.tenantId, type: fact.type, createdAt: at, actor, data: fact.data };
   }
 
   /** One write's effects: its events, and a message for each webhook fact. */

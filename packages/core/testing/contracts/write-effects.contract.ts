@@ -1,5 +1,5 @@
 import type { AuditEvent } from '../../src/audit/audit-event';
-import type { OutboxMessage, WriteEffects } from '../../src/audit/write-effects';
+import { type OutboxMessage, outboxEventText, type WriteEffects } from '../../src/audit/write-effects';
 import type { Store } from '../../src/shared/store';
 import type { Webhook, WebhookEventType } from '../../src/webhooks/webhook';
 import { aKeyOf, anApplication, aStoredToken } from '../builders';
@@ -30,7 +30,15 @@ export function aHook(patch: Partial<Webhook> = {}): Webhook {
 
 export function aMessage(type: WebhookEventType, patch: Partial<OutboxMessage> = {}): OutboxMessage {
   const id = nextId();
-  return { id, tenantId: T1, type, event: JSON.stringify({ id, type }), createdAt: new Date(NOW.getTime() + seq), ...patch };
+  return {
+    id,
+    tenantId: T1,
+    type,
+    createdAt: new Date(NOW.getTime() + seq),
+    actor: { id: 'app-1', type: 'application', traceId: 'trace-1' },
+    data: { id: `obj-${id}`, metadata: { note: 'a "quoted" value' } },
+    ...patch,
+  };
 }
 
 /** Effects of one write: an event about `entityId` and, when a type is given, a message of that type. */
@@ -76,7 +84,7 @@ export function describeWriteEffectsContract(open: () => Promise<Store>): void {
         await expectStored(fx, token.id);
         const delivery = (await deliveries())[0]!;
         expect(delivery).toMatchObject({ tenantId: T1, webhookId: hook.id, eventId: fx.messages[0]!.id, eventType: 'token.created', status: 'pending', attempts: [] });
-        expect(delivery.event).toBe(fx.messages[0]!.event);
+        expect(delivery.event).toBe(outboxEventText(fx.messages[0]!));
         expect(delivery.nextAttemptAt?.getTime()).toBe(fx.messages[0]!.createdAt.getTime());
 
         const again = effectsOf(token.id, 'token.created');
