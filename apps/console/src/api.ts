@@ -1,0 +1,85 @@
+/**
+ * The console's only way to the vault: the public API on this page's own origin, with the key in `SVC-API-KEY`.
+ * No cookie is sent (`credentials: 'omit'`), no referrer, nothing cached; the key never goes into a URL.
+ */
+
+/** An RFC 9457 problem as the API answers every error (see apps/http/src/http/problem.ts). */
+export interface Problem {
+  readonly type?: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail?: string;
+  readonly errors?: Readonly<Record<string, readonly string[]>>;
+  readonly trace_id?: string;
+}
+
+/** A refused or failed call: its problem document, or one made up for a network failure or a non-problem answer. */
+export class ApiError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.detail ?? problem.title);
+  }
+
+  get status(): number {
+    return this.problem.status;
+  }
+}
+
+/** The list envelope of the page-numbered lists. */
+export interface Page<T> {
+  readonly pagination: { readonly total_items: number; readonly page_number: number; readonly page_size: number; readonly total_pages: number };
+  readonly data: readonly T[];
+}
+
+/** Calls the API with `key`; resolves with the JSON answer (undefined for a 204), rejects with an ApiError. */
+export async function call<T>(key: string, method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { 'SVC-API-KEY': key, Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+      referrerPolicy: 'no-referrer',
+      redirect: 'error',
+    });
+  } catch {
+    throw new ApiError({ title: 'Network error', status: 0, detail: 'The server could not be reached.' });
+  }
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!res.ok) throw new ApiError(asProblem(parsed, res));
+  return parsed as T;
+}
+
+function asProblem(parsed: unknown, res: Response): Problem {
+  if (typeof parsed === 'object' && parsed !== null && typeof (parsed as Problem).title === 'string') {
+    return { ...(parsed as Problem), status: res.status };
+  }
+  return { title: res.statusText || `HTTP ${res.status}`, status: res.status };
+}
+
+/** Any thrown value as a problem to show. */
+export function problemOf(error: unknown): Problem {
+  if (error instanceof ApiError) return error.problem;
+  return { title: 'Unexpected error', status: 0, detail: error instanceof Error ? error.message : String(error) };
+}
+
+/** A query string from the given parameters, skipping empty ones. */
+export function query(params: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(name, String(value));
+  const text = search.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** A path segment from an id typed or read from an answer. */
+export const seg = (id: string): string => encodeURIComponent(id);
