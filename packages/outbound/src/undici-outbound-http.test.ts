@@ -119,6 +119,14 @@ describe('UndiciOutboundHttp against local servers', () => {
     expect(server.received[0]!.headers.host).toBe(`svc-test.example:${server.port}`);
   });
 
+  it('refuses a certificate of the trusted CA that does not name the host, on every new connection', async () => {
+    const server = await https();
+    const http = client(`svc-other.example:${server.port}`, { resolve: async () => ['127.0.0.1'] });
+    // Twice: the second connection is made with the same (kept) secure context, and is checked as the first was.
+    for (let i = 0; i < 2; i++) expect((await failure(http.send(get(`https://svc-other.example:${server.port}/`)))).kind).toBe('unreachable');
+    expect(server.received).toHaveLength(0);
+  });
+
   it('refuses plain http unless the destination is listed', async () => {
     const server = await startTestServer(ok);
     servers.push(server);

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import {
   OutboundError,
   type OutboundHttp,
@@ -49,7 +49,8 @@ export class UndiciOutboundHttp implements OutboundHttp {
     const resolve = options.resolve ?? systemResolver;
     const connect = buildConnector({
       timeout: options.connectTimeoutMs ?? 10_000,
-      ...(options.extraCa ? { ca: [...rootCertificates, options.extraCa] } : {}),
+      // Made once: given as `ca`, the 140-odd roots and the extra CA were parsed again for every new connection.
+      ...(options.extraCa ? { secureContext: createSecureContext({ ca: [...rootCertificates, options.extraCa] }) } : {}),
     });
     this.agent = new Agent({
       connect: (opts, callback) => {
