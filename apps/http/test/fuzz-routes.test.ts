@@ -386,6 +386,8 @@ const ROUTES: readonly Route[] = [
   // The API's description and its page: no key, the same answer whatever the query or body.
   { method: 'get', path: '/openapi.json', key: () => undefined },
   { method: 'get', path: '/docs', key: () => undefined },
+  // The operator console's page: no key either.
+  { method: 'get', path: '/console', key: () => undefined },
 ];
 
 /** What one generated request looks like. */

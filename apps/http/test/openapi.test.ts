@@ -145,7 +145,7 @@ describe('GET /openapi.json', () => {
 
   it('names the keys each route takes, and none for the routes that take none', () => {
     expect(doc.paths['/tokens']!.post!.security).toEqual([{ SvcApiKey: [] }, { BtApiKey: [] }]);
-    for (const path of ['/openapi.json', '/docs', '/healthz', '/readyz', '/invitations/accept']) expect(doc.paths[path]!.get!.security).toEqual([]);
+    for (const path of ['/openapi.json', '/docs', '/console', '/healthz', '/readyz', '/invitations/accept']) expect(doc.paths[path]!.get!.security).toEqual([]);
     expect(doc.paths['/tokens']!.post!.description).toContain('`token:create`');
   });
 

@@ -25,6 +25,7 @@ import { bulkRoutes } from './routes/bulk.routes';
 import { webhookRoutes, type WebhookUseCases } from './routes/webhook.routes';
 import { proxiesRoutes, proxyRoutes, type ProxyUseCases } from './routes/proxy.routes';
 import { docsRoutes } from './routes/docs.routes';
+import { consoleRoutes } from './routes/console.routes';
 import { edgeHeaders } from './trace';
 import { cors } from './cors';
 import { healthRoutes, measureRequests, metricsRoute, rateLimit, type Readiness } from './operations';
@@ -72,6 +73,8 @@ export function createApp(container: DependencyContainer): Express {
   logRoutes(app, auth, container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases));
   // The API's description and its rendering: no key, no tenant data.
   docsRoutes(app);
+  // The operator console: static files over the public API, no key.
+  consoleRoutes(app);
   // Probes and metrics take no API key, and are never rate limited. They come after the API's routes, which every
   // request would otherwise test them against first.
   healthRoutes(app, container.resolve<Store>(TOKENS.Store), container.resolve<Readiness>(TOKENS.Readiness));

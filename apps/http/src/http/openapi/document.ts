@@ -86,6 +86,7 @@ const TAGS: ReadonlyArray<readonly [string, string]> = [
   ['Audit log', 'Who did what, and how it ended.'],
   ['Operations', 'Probes and metrics for whoever runs svc; no API key.'],
   ['Documentation', 'This document and its rendering; no key needed.'],
+  ['Console', 'The operator console, a web page over this API; the page itself needs no key.'],
 ];
 
 const DESCRIPTION = `svc, a self-hostable tokenization vault with a Basis Theory compatible API.

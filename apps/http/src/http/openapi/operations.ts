@@ -772,6 +772,18 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     credentials: 'none',
     answers: { 200: { description: 'The page.', type: 'text/html' } },
   },
+  'GET /console': {
+    id: 'getConsolePage',
+    tag: 'Console',
+    summary: 'The operator console',
+    description:
+      'A web page for the people who operate a tenant (applications, tokens, members, the audit log, webhooks, proxies), ' +
+      'routed by its hash (`/console#/applications`); its files are `/console/console.js` and `/console/console.css`. ' +
+      'The page takes no key: it asks for one, keeps it in the tab\'s sessionStorage and calls this API with it. ' +
+      'Served under a CSP that allows its own files and calls to this server only (see docs/console.md).',
+    credentials: 'none',
+    answers: { 200: { description: 'The page.', type: 'text/html' } },
+  },
 };
 
 /** Schemas the request schemas share, named in the document rather than repeated. */
