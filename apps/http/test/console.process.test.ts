@@ -22,6 +22,7 @@ interface PageGlobals {
   readonly sessionStorage: { readonly length: number; getItem(name: string): string | null };
   readonly localStorage: { readonly length: number };
   readonly navigator: { readonly clipboard: { readText(): Promise<string> } };
+  readonly document: { readonly activeElement: { readonly textContent: string | null } | null };
 }
 
 const available = existsSync(CHROMIUM);
@@ -310,6 +311,8 @@ suite('the console in Chromium', () => {
       await keyRows.filter({ hasText: firstKeyId }).getByRole('button', { name: 'Revoke' }).click();
       const dialog = page.getByRole('dialog', { name: 'Revoke this key?' });
       await dialog.waitFor();
+      // The dialog opens on Cancel: Enter alone revokes nothing.
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).document.activeElement?.textContent)).toBe('Cancel');
       await dialog.getByRole('button', { name: 'Revoke' }).click();
       await dialog.waitFor({ state: 'hidden' });
       await waitForRows(keyRows, 1);

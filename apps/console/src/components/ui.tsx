@@ -174,7 +174,8 @@ export function ConfirmButton(props: {
           <button type="button" class={props.danger ? 'danger' : 'primary'} disabled={busy} onClick={() => void confirm()}>
             {props.confirmLabel ?? props.label}
           </button>
-          <button type="button" onClick={() => dialog.current?.close()}>
+          {/* Cancel has the focus when the dialog opens: Enter alone never deletes or revokes. */}
+          <button type="button" autofocus onClick={() => dialog.current?.close()}>
             Cancel
           </button>
         </div>
