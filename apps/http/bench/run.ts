@@ -8,6 +8,7 @@ import { type Destination, prepareProxyScenario, startDestination } from './prox
 import { type Scenario, type ScenarioContext, SUITES } from './scenarios';
 import { prepareSearchDataset } from './search-dataset';
 import { searchScenarios } from './search-scenarios';
+import { BOOTSTRAP_KEY, startVault } from './vault';
 
 /**
  * `npm run bench`: starts the real `svc serve` on a fresh SQLite data dir and a bare Express echo server, drives
@@ -21,7 +22,6 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 /** Rounds of (baseline, scenario) run back to back; medians are reported, so one noisy run does not decide. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const BOOTSTRAP_KEY = 'key_mgt_bench-bootstrap-key-not-for-production';
 
 interface Result {
   readonly rps: number;
@@ -72,29 +72,6 @@ async function load(request: {
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
   };
-}
-
-async function startVault(dataDir: string, bootstrapKey = BOOTSTRAP_KEY, extraEnv: Record<string, string> = {}): Promise<Child> {
-  const port = await freePort();
-  const script = join(__dirname, '..', 'src', 'bin', 'svc.js');
-  const env = {
-    PATH: process.env.PATH,
-    SVC_PORT: String(port),
-    SVC_DATA_DIR: dataDir,
-    SVC_BOOTSTRAP_API_KEY: bootstrapKey,
-    SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'warn',
-    // SVC_METRICS=1 measures the vault with GET /metrics on (issue 15: within 5% of off).
-    ...(process.env.SVC_METRICS ? { SVC_METRICS: process.env.SVC_METRICS } : {}),
-    ...extraEnv,
-  };
-  const url = `http://127.0.0.1:${port}`;
-  // The vault logs at warn here, so readiness is polled over HTTP rather than read from its output.
-  const child = await startNode(script, ['serve'], env, url, () => true, SERVE_NODE_FLAGS);
-  for (let i = 0; i < 100; i++) {
-    if ((await fetch(`${url}/applications/key`).catch(() => undefined))?.status === 401) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the vault did not answer');
 }
 
 async function startEcho(): Promise<Child> {
