@@ -14,6 +14,9 @@ describe('GET /console', () => {
     expect(res.headers['content-security-policy']).toBe(CONSOLE_CSP);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
+    // frame-ancestors 'none' for browsers that predate it, and no handle for a page that opened the console.
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');
   };
 
   it('serves the page without a key, uncached, under a CSP that allows only its own files and calls to this server', async () => {
@@ -59,6 +62,54 @@ describe('GET /console', () => {
     const post = await request(h.app).post('/console').send({});
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET, HEAD');
-    expect((await request(h.app).delete('/console/console.js')).status).toBe(404);
+    // The files answer other methods as the page does: a 405 naming GET and HEAD, under the same headers.
+    for (const [method, path] of [
+      ['post', '/console/console.js'],
+      ['put', '/console/console.css'],
+      ['delete', '/console/console.js'],
+      ['patch', '/console/console.css'],
+    ] as const) {
+      const res = await request(h.app)[method](path);
+      expect({ method, path, status: res.status, allow: res.headers.allow, type: res.headers['content-type'] }).toEqual({
+        method,
+        path,
+        status: 405,
+        allow: 'GET, HEAD',
+        type: 'application/problem+json; charset=utf-8',
+      });
+      expect(res.body).toMatchObject({ status: 405, detail: 'This resource answers GET, HEAD.' });
+      expectConsoleHeaders(res);
+    }
+    // HEAD answers a file's headers without its body.
+    const head = await request(h.app).head('/console/console.js').expect(200);
+    expect(head.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expectConsoleHeaders(head);
+  });
+
+  it('answers revalidations, ranges and traversal attempts under the same headers, never with a file outside the three', async () => {
+    // Encoded dots and slashes, backslashes, double encoding, a NUL, a trailing slash, a case change, a very long path.
+    for (const path of [
+      '/console/%2e%2e/package.json',
+      '/console/%2e%2e%2fpackage.json',
+      '/console/..%5cpackage.json',
+      '/console/%252e%252e%252fpackage.json',
+      '/console/console.js%00',
+      '/console/console.js/',
+      '/console/Console.js',
+      '/console/%63onsole.js',
+      '/console/constructor',
+      '/console/__proto__',
+      `/console/${'a'.repeat(4000)}`,
+    ]) {
+      const res = await request(h.app).get(path);
+      expect({ path: path.slice(0, 60), status: res.status }).toEqual({ path: path.slice(0, 60), status: 404 });
+      expectConsoleHeaders(res);
+    }
+    // A range is answered with the whole file; a conditional request's 304 carries the headers too.
+    const ranged = await request(h.app).get('/console/console.css').set('Range', 'bytes=0-9').expect(200);
+    expectConsoleHeaders(ranged);
+    const conditional = await request(h.app).get('/console/console.css').set('If-None-Match', '*');
+    expect([200, 304]).toContain(conditional.status);
+    expectConsoleHeaders(conditional);
   });
 });

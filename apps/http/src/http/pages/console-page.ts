@@ -9,11 +9,17 @@ import { dirname, join } from 'node:path';
 export const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** The headers of every answer under /console, the page, its files and the 404s among them. */
+/**
+ * The headers of every answer under /console, the page, its files and the 404s among them. `X-Frame-Options` says
+ * what `frame-ancestors 'none'` says for browsers that predate it (a framed console is a key-paste clickjacking
+ * target); `Cross-Origin-Opener-Policy` leaves a page that opened the console in a new window no handle on it.
+ */
 export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': CONSOLE_CSP,
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
 };
 
 /** The files @svc/console's build writes, by the path the page loads them from, with their types. */

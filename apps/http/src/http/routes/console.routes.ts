@@ -24,8 +24,13 @@ function send(path: ConsolePath, res: Response, next: NextFunction): void {
 export function consoleRoutes(router: IRouter): void {
   router.use('/console', (req: Request, res: Response, next: NextFunction) => {
     for (const [name, value] of Object.entries(CONSOLE_HEADERS)) res.setHeader(name, value);
-    if ((req.method === 'GET' || req.method === 'HEAD') && req.path !== '/' && isConsolePath(req.path)) send(req.path, res, next);
-    else next();
+    if (req.path === '/' || !isConsolePath(req.path)) next();
+    else if (req.method === 'GET' || req.method === 'HEAD') send(req.path, res, next);
+    else {
+      // A file is there, for other methods: the 405 the page itself answers, not a 404.
+      res.setHeader('Allow', 'GET, HEAD');
+      next(new HttpProblemError(HTTP_PROBLEMS.methodNotAllowed, 'This resource answers GET, HEAD.'));
+    }
   });
 
   router.get('/console', (_req, res, next) => send('/', res, next));
