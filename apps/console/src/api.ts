@@ -81,5 +81,12 @@ export function query(params: Record<string, string | number | undefined>): stri
   return text === '' ? '' : `?${text}`;
 }
 
-/** A path segment from an id typed or read from an answer. */
-export const seg = (id: string): string => encodeURIComponent(id);
+/**
+ * A path segment from an id typed, read from the route or from an answer. `.` and `..` are no ids: encoded, they stay
+ * dot segments, which the URL parser resolves (`/applications/..` is `/`, `/webhooks/../deliveries` is `/deliveries`),
+ * so a crafted link (`#/applications/.`) would call another endpoint with the key and show its answer as an object.
+ */
+export function seg(id: string): string {
+  if (id === '' || id === '.' || id === '..') throw new ApiError({ title: 'Not Found', status: 404, detail: `'${id}' is not an id.` });
+  return encodeURIComponent(id);
+}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Problem, problemOf } from './api';
-import { ProblemBox } from './components/ui';
+import { ApiError, type Problem, problemOf } from './api';
+import { PageBoundary, ProblemBox } from './components/ui';
 import { href, navigate, useRoute } from './router';
 import { forgetKeys, storedKey, storedTokenKey, storeKey, storeTokenKey } from './session';
 import { type Identity, identify, type KeyHolder, type Session, SessionContext, useSession } from './session-context';
@@ -24,37 +24,77 @@ const SECTIONS = [
 type State =
   | { readonly phase: 'checking' }
   | { readonly phase: 'signed-out'; readonly problem?: Problem | undefined }
+  | { readonly phase: 'unreachable'; readonly problem: Problem }
   | { readonly phase: 'signed-in'; readonly key: string; readonly identity: Identity; readonly tokenHolder?: KeyHolder | undefined };
 
-/** Resumes a session this tab already holds: both keys are checked again, a key that stopped working is forgotten. */
+/** Who a stored key is; undefined for a key the API refused with a 401 (it stopped working). */
+async function resumeKey(key: string): Promise<Identity | undefined> {
+  try {
+    return await identify(key);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Resumes a session this tab already holds: both keys are checked again, and a key the API refuses (401) is
+ * forgotten. A server that cannot answer now (network, 429, 5xx) forgets nothing: the page offers a retry.
+ */
 async function resume(): Promise<State> {
   const key = storedKey();
   if (!key) return { phase: 'signed-out' };
   try {
-    const identity = await identify(key);
+    const identity = await resumeKey(key);
+    if (!identity) {
+      forgetKeys();
+      return { phase: 'signed-out', problem: { title: 'Signed out', status: 401, errors: { key: ['This key stopped working (revoked or expired): paste another.'] } } };
+    }
     const tokenKey = storedTokenKey();
     let tokenHolder: KeyHolder | undefined;
     if (tokenKey) {
-      try {
-        tokenHolder = { key: tokenKey, identity: await identify(tokenKey) };
-      } catch {
-        storeTokenKey(undefined);
-      }
+      const tokenIdentity = await resumeKey(tokenKey);
+      if (tokenIdentity) tokenHolder = { key: tokenKey, identity: tokenIdentity };
+      else storeTokenKey(undefined);
     }
     return { phase: 'signed-in', key, identity, tokenHolder };
   } catch (error) {
-    forgetKeys();
-    return { phase: 'signed-out', problem: problemOf(error) };
+    return { phase: 'unreachable', problem: problemOf(error) };
   }
 }
 
 export function App() {
   const [state, setState] = useState<State>({ phase: 'checking' });
-  useEffect(() => {
+  const check = (): void => {
+    setState({ phase: 'checking' });
     void resume().then(setState);
-  }, []);
+  };
+  useEffect(check, []);
 
   if (state.phase === 'checking') return <p class="muted boot">Loading…</p>;
+  if (state.phase === 'unreachable') {
+    return (
+      <main id="main" class="sign-in">
+        <h1>svc console</h1>
+        <ProblemBox problem={state.problem} />
+        <p>The vault could not check your key just now. It is still kept in this tab: try again, or sign out to forget it.</p>
+        <div class="actions">
+          <button type="button" class="primary" onClick={check}>
+            Try again
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              forgetKeys();
+              setState({ phase: 'signed-out' });
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      </main>
+    );
+  }
   if (state.phase === 'signed-out') {
     return (
       <SignIn
@@ -135,7 +175,9 @@ function Shell() {
         </ul>
       </nav>
       <main id="main" tabIndex={-1}>
-        <Page section={section} rest={route.slice(1)} />
+        <PageBoundary key={route.join('/')}>
+          <Page section={section} rest={route.slice(1)} />
+        </PageBoundary>
       </main>
     </>
   );

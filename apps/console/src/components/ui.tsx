@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useErrorBoundary, useRef, useState } from 'preact/hooks';
 import { type Page, type Problem, problemOf } from '../api';
 
 /** The messages a problem names for `field`: the field itself, its items (`field[0]`) and members (`field.x`). */
@@ -95,7 +95,8 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
   useEffect(() => {
     const mine = ++latest.current;
     setState((s) => ({ ...s, loading: true }));
-    load().then(
+    // A load that throws before its first await (a path it refuses to build) is a refusal like any other.
+    new Promise<T>((resolve) => resolve(load())).then(
       (data) => mine === latest.current && setState({ data, loading: false }),
       (error: unknown) => mine === latest.current && setState({ problem: problemOf(error), loading: false }),
     );
@@ -105,9 +106,19 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
   return { ...state, reload };
 }
 
-/** "Page 2 of 5 · 83 items" with Previous and Next. */
+/**
+ * "Page 2 of 5 · 83 items" with Previous and Next. A page past the end (its last items deleted meanwhile, or a search
+ * that now matches less) steps back to the last page, instead of an empty list under "Page 2 of 1".
+ */
 export function Pager(props: { page: Page<unknown>['pagination']; onPage: (page: number) => void; label?: string }) {
   const { page_number: number, total_pages: pages, total_items: total } = props.page;
+  const last = Math.max(pages, 1);
+  // Once per answer past the end: the callback is often a new function each render.
+  const onPage = useRef(props.onPage);
+  onPage.current = props.onPage;
+  useEffect(() => {
+    if (number > last) onPage.current(last);
+  }, [number, last]);
   return (
     <nav class="pager" aria-label={props.label ?? 'Pages'}>
       <button type="button" disabled={number <= 1} onClick={() => props.onPage(number - 1)}>
@@ -121,6 +132,19 @@ export function Pager(props: { page: Page<unknown>['pagination']; onPage: (page:
       </button>
     </nav>
   );
+}
+
+/**
+ * A page that throws while rendering (an answer of a shape it does not expect, from a proxy in front of the vault, say)
+ * shows why instead of leaving a blank page. Keyed by the route where it is used, so another page renders afresh.
+ */
+export function PageBoundary(props: { children: ComponentChildren }) {
+  const [error] = useErrorBoundary();
+  if (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return <ProblemBox problem={{ title: 'This page could not be shown', status: 0, detail: `${detail}. Open another page, or reload this one.` }} />;
+  }
+  return <>{props.children}</>;
 }
 
 /** A list's states: loading, a problem, empty, or its rows. */
