@@ -271,6 +271,56 @@ suite('the console under attack, in Chromium', () => {
   );
 
   it(
+    'creates one key for a double click on Create key (the first key would live on, never shown), and resends an invitation once',
+    step(async () => {
+      const keys = async (): Promise<number> => ((await api(managementKey, 'GET', `/applications/${app.id}/keys`)).body as unknown as unknown[]).length;
+      const before = await keys();
+      await go(`#/applications/${app.id}`);
+      await page.getByRole('table', { name: 'Keys' }).waitFor();
+      const from = requests.length;
+      await page.getByRole('button', { name: 'Create key' }).dblclick();
+      await page.getByRole('heading', { name: 'The new key' }).waitFor();
+      secrets.push(await page.locator('#shown-key').inputValue());
+      await page.getByRole('table', { name: 'Keys' }).locator('tbody tr').nth(before).waitFor();
+      expect(callsSince(from).filter((call) => call.startsWith('POST '))).toEqual([`POST /applications/${app.id}/keys`]);
+      expect(await keys()).toBe(before + 1);
+
+      await go('#/members');
+      const row = page.getByRole('row').filter({ hasText: '@example.com' });
+      const resend = row.getByRole('button', { name: 'Resend' });
+      await resend.waitFor();
+      const sent = requests.length;
+      await resend.dblclick();
+      await page.getByText('Invitation resent to').waitFor();
+      expect(callsSince(sent).filter((call) => call.startsWith('POST '))).toHaveLength(1);
+    }),
+    STEP_MS,
+  );
+
+  it(
+    'refuses a key pasted into the audit log\'s entity id before any call: a key never goes into a URL',
+    step(async () => {
+      await go('#/logs');
+      await page.locator('table.log tbody tr').first().waitFor();
+      const from = requests.length;
+      await page.getByLabel('Entity id').fill(` ${app.key} `);
+      await page.getByRole('button', { name: 'Apply' }).click();
+      const error = page.locator('#log-entity-id-error');
+      await error.waitFor();
+      expect(await error.textContent()).toMatch(/API key/);
+      expect(await error.textContent()).not.toContain(app.key);
+      expect(await page.getAttribute('#log-entity-id', 'aria-invalid')).toBe('true');
+      expect(callsSince(from)).toEqual([]);
+      // An id is fine again.
+      await page.getByLabel('Entity id').fill(app.id);
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.getByRole('row').filter({ hasText: app.id }).first().waitFor();
+      expect(await page.locator('#log-entity-id-error').count()).toBe(0);
+    }),
+    STEP_MS,
+  );
+
+  it(
     'steps back to the last page when the page shown is past the end (its last item deleted)',
     step(async () => {
       for (let i = 0; i < 20; i++) await created(app.key, '/tokens', { type: 'token', data: `paged ${i}`, metadata: { batch: 'pager' } });
@@ -331,6 +381,64 @@ suite('the console under attack, in Chromium', () => {
         expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sessionStorage.length)).toBe(0);
       } finally {
         await page.unroute('**/applications/key');
+      }
+      await signIn(managementKey);
+    }),
+    STEP_MS,
+  );
+
+  it(
+    'forgets the token search on sign-out: the next sign-in in this tab neither sees nor runs it, and Back shows the sign-in',
+    step(async () => {
+      await go('#/tokens');
+      await page.getByLabel('Private key for the token pages').fill(app.key);
+      await page.getByRole('button', { name: 'Use key' }).click();
+      const box = page.getByRole('searchbox', { name: 'Search' });
+      await box.fill('data:"secret 4242"');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByText('No tokens match.').waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('API key').waitFor();
+
+      // Back: the sign-in still, and no call with any key.
+      const from = requests.length;
+      await page.goBack();
+      await page.getByLabel('API key').waitFor();
+      expect(callsSince(from)).toEqual([]);
+
+      await signIn(app.key);
+      await page.getByRole('heading', { name: 'Tokens', level: 1 }).waitFor();
+      expect(await box.inputValue()).toBe('');
+      const searches = requests.slice(from).filter((r) => r.url().endsWith('/tokens/search')).map((r) => r.postData() ?? '');
+      expect(searches.filter((body) => body.includes('secret 4242'))).toEqual([]);
+
+      // A private key's sign-in: the management pages say it may not read them.
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Applications' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Forbidden (403)' }).waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('API key').waitFor();
+    }),
+    STEP_MS,
+  );
+
+  it(
+    'names what is wrong with a pasted key fetch cannot send (an ellipsis, a zero-width space, a header name before it), sends and stores nothing',
+    step(async () => {
+      for (const [key, shown] of [
+        [`${managementKey.slice(0, 20)}…`, 'U+2026'],
+        [`${managementKey.slice(0, 20)}\u200b${managementKey.slice(20)}`, 'U+200B'],
+        [`SVC-API-KEY: ${managementKey}`, 'space'],
+      ] as const) {
+        const from = requests.length;
+        await page.getByLabel('API key').fill(key);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        const error = page.locator('#sign-in-key-error');
+        await error.waitFor();
+        expect(await error.textContent()).toContain(shown);
+        expect(await error.textContent()).not.toContain(managementKey.slice(8, 20));
+        expect(await page.getByText('Network error').count()).toBe(0);
+        expect(callsSince(from)).toEqual([]);
+        expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).sessionStorage.length)).toBe(0);
       }
       await signIn(managementKey);
     }),

@@ -3,11 +3,15 @@ import { type Page, type Problem, problemOf, query, seg } from '../api';
 import { ConfirmButton, Facts, ListState, Pager, ProblemBox, ShownOnce, useLoad } from '../components/ui';
 import { when } from '../format';
 import { href, navigate } from '../router';
+import { forgetOnSignOut } from '../session';
 import { type Application, type KeyHolder, useApi, useSession } from '../session-context';
 import { ApplicationForm } from './application-form';
 
 /** A key the API gave once, kept in memory while the page that shows it is open (never stored, never in the URL). */
 let shownOnce: { readonly appId: string; readonly key: string; readonly what: string } | undefined;
+forgetOnSignOut(() => {
+  shownOnce = undefined;
+});
 
 export function ApplicationsPage(props: { rest: string[] }) {
   const [id, action] = props.rest;
@@ -105,6 +109,8 @@ function ApplicationDetail(props: { id: string }) {
   const app = useLoad(() => api<Application>('GET', `/applications/${seg(props.id)}`), [props.id]);
   const keys = useLoad(() => api<ApplicationKey[]>('GET', `/applications/${seg(props.id)}/keys`), [props.id]);
   const [keyProblem, setKeyProblem] = useState<Problem>();
+  // One key per click: a second click while the first is under way would make a key nobody ever sees.
+  const [creatingKey, setCreatingKey] = useState(false);
   const [once, setOnce] = useState(() => {
     const kept = shownOnce?.appId === props.id ? shownOnce : undefined;
     shownOnce = undefined;
@@ -207,15 +213,19 @@ function ApplicationDetail(props: { id: string }) {
         <h2>Keys</h2>
         <button
           type="button"
+          disabled={creatingKey}
           onClick={() => {
             setKeyProblem(undefined);
-            void api<ApplicationKey>('POST', `${path}/keys`).then(
-              (created) => {
-                setOnce({ appId: a.id, key: created.key!, what: 'The new key' });
-                keys.reload();
-              },
-              (error: unknown) => setKeyProblem(problemOf(error)),
-            );
+            setCreatingKey(true);
+            void api<ApplicationKey>('POST', `${path}/keys`)
+              .then(
+                (created) => {
+                  setOnce({ appId: a.id, key: created.key!, what: 'The new key' });
+                  keys.reload();
+                },
+                (error: unknown) => setKeyProblem(problemOf(error)),
+              )
+              .finally(() => setCreatingKey(false));
           }}
         >
           Create key

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { type Page, type Problem, query } from '../api';
 import { described, Field, ListState, Pager, ProblemBox, useLoad } from '../components/ui';
 import { isoFromLocal, when } from '../format';
+import { looksLikeKey } from '../session';
 import { useApi } from '../session-context';
 
 interface AuditEvent {
@@ -51,7 +52,9 @@ export function LogsPage() {
       ),
     [applied, page],
   );
-  const fieldProblem: Problem | undefined = events.problem?.errors ? events.problem : undefined;
+  // A refusal of the filters before any call (a key pasted as an entity id), else the API's.
+  const [refused, setRefused] = useState<Problem>();
+  const fieldProblem: Problem | undefined = refused ?? (events.problem?.errors ? events.problem : undefined);
   const set = (name: keyof Filters) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) => setDraft({ ...draft, [name]: e.currentTarget.value });
   const fields = ['entity_type', 'entity_id', 'start_date', 'end_date'];
   return (
@@ -62,6 +65,16 @@ export function LogsPage() {
         noValidate
         onSubmit={(e) => {
           e.preventDefault();
+          // Filters go into the URL of GET /logs, which proxies in front of the vault log: a key must never get there.
+          if (looksLikeKey(draft.entity_id)) {
+            setRefused({
+              title: 'Not an id',
+              status: 0,
+              errors: { entity_id: ['This is an API key, not an id: a key never goes into a URL. Filter by its application’s id (Applications page).'] },
+            });
+            return;
+          }
+          setRefused(undefined);
           setApplied(draft);
           setPage(1);
         }}
@@ -92,6 +105,7 @@ export function LogsPage() {
           <button
             type="button"
             onClick={() => {
+              setRefused(undefined);
               setDraft(NO_FILTERS);
               setApplied(NO_FILTERS);
               setPage(1);

@@ -33,6 +33,8 @@ export function MembersPage() {
   );
   const [notice, setNotice] = useState('');
   const [rowProblem, setRowProblem] = useState<Problem>();
+  // The invitation being resent: its button waits, so a double click sends one e-mail (each resend replaces the link).
+  const [resending, setResending] = useState<string>();
 
   return (
     <section>
@@ -130,15 +132,19 @@ export function MembersPage() {
                   <div class="row-actions">
                   <button
                     type="button"
+                    disabled={resending === inv.id}
                     onClick={() => {
                       setRowProblem(undefined);
-                      void api<Invitation>('POST', `/tenants/self/invitations/${seg(inv.id)}/resend`).then(
-                        () => {
-                          setNotice(`Invitation resent to ${inv.email}.`);
-                          invitations.reload();
-                        },
-                        (error: unknown) => setRowProblem(problemOf(error)),
-                      );
+                      setResending(inv.id);
+                      void api<Invitation>('POST', `/tenants/self/invitations/${seg(inv.id)}/resend`)
+                        .then(
+                          () => {
+                            setNotice(`Invitation resent to ${inv.email}.`);
+                            invitations.reload();
+                          },
+                          (error: unknown) => setRowProblem(problemOf(error)),
+                        )
+                        .finally(() => setResending(undefined));
                     }}
                   >
                     Resend

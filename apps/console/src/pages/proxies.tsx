@@ -3,6 +3,7 @@ import { type Page, type Problem, problemOf, query, seg } from '../api';
 import { ConfirmButton, described, Facts, Field, ListState, Pager, ProblemBox, ShownOnce, useLoad } from '../components/ui';
 import { json, when } from '../format';
 import { href, navigate } from '../router';
+import { forgetOnSignOut } from '../session';
 import { type Application, useApi } from '../session-context';
 
 interface Proxy {
@@ -23,6 +24,9 @@ interface Proxy {
 
 /** The proxy key the create answer gave, kept in memory for the page that shows it once. */
 let shownKey: { readonly id: string; readonly key: string } | undefined;
+forgetOnSignOut(() => {
+  shownKey = undefined;
+});
 
 /** Pre-configured proxies: list (by name), create, view, edit, delete. */
 export function ProxiesPage(props: { rest: string[] }) {

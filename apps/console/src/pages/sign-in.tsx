@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type Problem, problemOf } from '../api';
 import { described, Field, ProblemBox } from '../components/ui';
+import { keyFault } from '../session';
 import { type Identity, identify } from '../session-context';
 
 /**
@@ -14,8 +15,9 @@ export function SignIn(props: { problem?: Problem | undefined; onSignedIn: (key:
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
     const trimmed = key.trim();
-    if (trimmed === '') {
-      setProblem({ title: 'A key is required', status: 0, errors: { key: ['Paste an API key.'] } });
+    const fault = keyFault(trimmed);
+    if (fault) {
+      setProblem({ title: trimmed === '' ? 'A key is required' : 'Not a key', status: 0, errors: { key: [fault] } });
       return;
     }
     setBusy(true);

@@ -3,6 +3,7 @@ import { call, type Page, type Problem, problemOf, seg } from '../api';
 import { ConfirmButton, described, Facts, Field, ListState, Pager, ProblemBox, useLoad } from '../components/ui';
 import { json, when } from '../format';
 import { href, navigate } from '../router';
+import { forgetOnSignOut, keyFault } from '../session';
 import { identify, type KeyHolder, useSession } from '../session-context';
 
 /** A token as the API shows it to the key in use: `data` only when that key's transform yields it. */
@@ -58,6 +59,11 @@ function TokenKeyForm() {
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
     setProblem(undefined);
+    const fault = keyFault(key.trim());
+    if (fault) {
+      setProblem({ title: 'Not a key', status: 0, errors: { token_key: [fault] } });
+      return;
+    }
     try {
       const identity = await identify(key.trim());
       if (identity.type === 'management') {
@@ -101,6 +107,9 @@ const positionOf = (messages: readonly string[]): number | undefined => {
 
 /** The search and its results live in memory only: a query may hold data, so it never goes into the URL. */
 let lastSearch: { query: string; page: number } | undefined;
+forgetOnSignOut(() => {
+  lastSearch = undefined;
+});
 
 function TokenSearch(props: { holder: KeyHolder }) {
   const { key } = props.holder;

@@ -3,6 +3,7 @@ import { type Page, type Problem, problemOf, query, seg } from '../api';
 import { ConfirmButton, described, Facts, Field, ListState, Pager, ProblemBox, ShownOnce, useLoad } from '../components/ui';
 import { when } from '../format';
 import { href, navigate } from '../router';
+import { forgetOnSignOut } from '../session';
 import { useApi } from '../session-context';
 
 interface Webhook {
@@ -28,6 +29,9 @@ interface Delivery {
 
 /** The signing secret the create answer gave, kept in memory for the page that shows it once. */
 let shownSecret: { readonly id: string; readonly secret: string } | undefined;
+forgetOnSignOut(() => {
+  shownSecret = undefined;
+});
 
 /** Webhooks: list, create, view with deliveries, edit, delete. */
 export function WebhooksPage(props: { rest: string[] }) {
