@@ -10,11 +10,16 @@ import { BIN, killServed, type Served, serveBin } from './served-bin';
  * The operator console in a real browser (Debian's Chromium through playwright-core) against the built `svc serve`:
  * the issue's scenario end to end, then what must never have happened: a key in a URL, in localStorage, in a cookie
  * or in the server's output, and any error or CSP violation in the page. Screenshots for the README go to
- * docs/console/. One browser for the file; each step waits for what the page shows, never for a fixed time.
+ * docs/console/ with SVC_SCREENSHOTS=1 (`SVC_SCREENSHOTS=1 npx jest test/console.process.test.ts`), else to a
+ * temporary directory removed afterwards. One browser for the file; each step waits for what the page shows, never for a fixed time.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(__dirname, '..', '..', '..');
-const SHOTS = join(ROOT, 'docs', 'console');
+/**
+ * Screenshots are always taken (the capture path runs in every `npm test`), but they land in docs/console/ only with
+ * SVC_SCREENSHOTS=1: ids and times differ on every run, and a test run must leave the tree as it found it.
+ */
+const KEEP_SHOTS = process.env.SVC_SCREENSHOTS === '1';
 const STEP_MS = 30_000;
 
 /** The page's globals these tests read, typed here: this project compiles without the DOM library. */
@@ -31,6 +36,7 @@ const suite = available ? describe : describe.skip;
 
 suite('the console in Chromium', () => {
   let dataDir: string;
+  let shots: string;
   let served: Served;
   let browser: Browser;
   let context: BrowserContext;
@@ -54,7 +60,7 @@ suite('the console in Chromium', () => {
     return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
   };
   const shot = async (name: string, options: { mask?: ReturnType<Page['locator']>[] } = {}): Promise<void> => {
-    await page.screenshot({ path: join(SHOTS, `${name}.png`), mask: options.mask, animations: 'disabled', caret: 'hide' });
+    await page.screenshot({ path: join(shots, `${name}.png`), mask: options.mask, animations: 'disabled', caret: 'hide' });
   };
   /** A step's failure carries what the page showed. */
   const step = (body: () => Promise<void>) => async (): Promise<void> => {
@@ -72,7 +78,8 @@ suite('the console in Chromium', () => {
   beforeAll(async () => {
     if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run the build first (npm test does)`);
     dataDir = mkdtempSync(join(tmpdir(), 'svc-console-'));
-    mkdirSync(SHOTS, { recursive: true });
+    shots = KEEP_SHOTS ? join(ROOT, 'docs', 'console') : mkdtempSync(join(tmpdir(), 'svc-console-shots-'));
+    mkdirSync(shots, { recursive: true });
     // No SVC_SMTP_URL: invitation e-mails go to the data directory's outbox, which the invite step reads.
     served = await serveBin({ SVC_DATA_DIR: dataDir, SVC_BOOTSTRAP_API_KEY: managementKey });
     browser = await chromium.launch({
@@ -99,6 +106,7 @@ suite('the console in Chromium', () => {
     await browser?.close();
     killServed();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (shots && !KEEP_SHOTS) rmSync(shots, { recursive: true, force: true });
   });
 
   it(
@@ -441,6 +449,10 @@ suite('the console in Chromium', () => {
       // Every request went to the server itself.
       expect(urls.filter((url) => !url.startsWith(`${served.url}/`) && url !== 'about:blank' && !url.startsWith('data:'))).toEqual([]);
       expect(pageErrors).toEqual([]);
+      // Every screenshot was taken, wherever it went.
+      expect(readdirSync(shots).filter((name) => name.endsWith('.png')).sort()).toEqual(
+        ['application-create', 'application-detail', 'applications', 'audit-log', 'members', 'proxies', 'sign-in', 'tokens', 'webhooks'].map((name) => `${name}.png`),
+      );
     }),
     STEP_MS,
   );
