@@ -22,7 +22,11 @@ interface PageGlobals {
   readonly __pwned?: unknown;
   readonly sessionStorage: { readonly length: number; getItem(name: string): string | null };
   readonly localStorage: { readonly length: number };
-  readonly document: { querySelectorAll(selector: string): { readonly length: number } };
+  readonly document: {
+    querySelectorAll(selector: string): { readonly length: number } & Iterable<{ readonly value: string }>;
+    readonly body: { readonly innerHTML: string };
+  };
+  readonly history: { readonly state: unknown };
 }
 
 const available = existsSync(CHROMIUM);
@@ -456,6 +460,15 @@ suite('the console under attack, in Chromium', () => {
       }
       expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).localStorage.length)).toBe(0);
       expect(await context.cookies()).toEqual([]);
+      expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).history.state)).toBeNull();
+      // Signed in, the page holds no key anywhere in its markup or fields (the sign-in field is emptied).
+      const shown = await page.evaluate(() => {
+        const { document } = globalThis as unknown as PageGlobals;
+        return [document.body.innerHTML, ...[...document.querySelectorAll('input, textarea')].map((field) => field.value)].join('\n');
+      });
+      for (const secret of secrets) expect(shown.includes(secret)).toBe(false);
+      // No request carried a Referer, to this origin or any other (Chromium reports the one it computed: empty).
+      expect(requests.filter((r) => (r.headers().referer ?? '') !== '').map((r) => r.url())).toEqual([]);
       expect(urls.filter((url) => !url.startsWith(`${served.url}/`))).toEqual([]);
       expect(dialogs).toEqual([]);
       expect(pageErrors).toEqual([]);
