@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
+import { chromiumSuite, launchChromium, showingPage } from './console-chromium';
 import { BIN, killServed, type Served, serveBin } from './served-bin';
 
 /**
@@ -12,7 +13,6 @@ import { BIN, killServed, type Served, serveBin } from './served-bin';
  * where they do not belong, double clicks, and what sign-out leaves behind. Then, as there: no key in a URL, in
  * storage, in a cookie or in the server's output, and no page error. One browser for the file.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const STEP_MS = 30_000;
 /** Markup that would run, or mark the page, if the console ever put a text where markup goes. */
 const XSS = `<img src=x onerror="globalThis.__pwned=1;alert(1)">"><script>globalThis.__pwned=2</script><a href="javascript:alert(3)">x</a>`;
@@ -29,9 +29,7 @@ interface PageGlobals {
   readonly history: { readonly state: unknown };
 }
 
-const available = existsSync(CHROMIUM);
-if (!available) console.warn(`console attack tests skipped: no Chromium at ${CHROMIUM} (Debian's chromium package; .ci/run installs it)`);
-const suite = available ? describe : describe.skip;
+const suite = chromiumSuite('console attack tests');
 
 suite('the console under attack, in Chromium', () => {
   let dataDir: string;
@@ -70,14 +68,7 @@ suite('the console under attack, in Chromium', () => {
       .map((r) => ({ method: r.method(), url: new URL(r.url()) }))
       .filter(({ url }) => url.origin === served.url && !url.pathname.startsWith('/console'))
       .map(({ method, url }) => `${method} ${url.pathname}${url.search}`);
-  const step = (body: () => Promise<void>) => async (): Promise<void> => {
-    try {
-      await body();
-    } catch (error) {
-      const shown = await page.locator('body').innerText().catch(() => '(no page)');
-      throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- the page showed:\n${shown}`);
-    }
-  };
+  const step = (body: () => Promise<void>) => showingPage(() => page, body);
   const go = async (hash: string): Promise<void> => {
     await page.goto(`${served.url}/console${hash}`);
   };
@@ -110,10 +101,7 @@ suite('the console under attack, in Chromium', () => {
     secrets.push(String(proxy.key));
     await created(managementKey, '/tenants/self/invitations', { email: '"<img src=x onerror=alert(4)>"@example.com' });
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);

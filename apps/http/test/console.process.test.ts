@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CONSOLE_CSP } from '../src/http/pages/console-page';
+import { chromiumSuite, launchChromium, showingPage } from './console-chromium';
 import { BIN, killServed, type Served, serveBin } from './served-bin';
 
 /**
@@ -13,7 +14,6 @@ import { BIN, killServed, type Served, serveBin } from './served-bin';
  * docs/console/ with SVC_SCREENSHOTS=1 (`SVC_SCREENSHOTS=1 npx jest test/console.process.test.ts`), else to a
  * temporary directory removed afterwards. One browser for the file; each step waits for what the page shows, never for a fixed time.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(__dirname, '..', '..', '..');
 /**
  * Screenshots are always taken (the capture path runs in every `npm test`), but they land in docs/console/ only with
@@ -30,9 +30,7 @@ interface PageGlobals {
   readonly document: { readonly activeElement: { readonly textContent: string | null } | null };
 }
 
-const available = existsSync(CHROMIUM);
-if (!available) console.warn(`console browser tests skipped: no Chromium at ${CHROMIUM} (Debian's chromium package; .ci/run installs it)`);
-const suite = available ? describe : describe.skip;
+const suite = chromiumSuite('console browser tests');
 
 suite('the console in Chromium', () => {
   let dataDir: string;
@@ -63,14 +61,7 @@ suite('the console in Chromium', () => {
     await page.screenshot({ path: join(shots, `${name}.png`), mask: options.mask, animations: 'disabled', caret: 'hide' });
   };
   /** A step's failure carries what the page showed. */
-  const step = (body: () => Promise<void>) => async (): Promise<void> => {
-    try {
-      await body();
-    } catch (error) {
-      const shown = await page.locator('body').innerText().catch(() => '(no page)');
-      throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- the page showed:\n${shown}`);
-    }
-  };
+  const step = (body: () => Promise<void>) => showingPage(() => page, body);
   const nav = async (label: string): Promise<void> => {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: label }).click();
   };
@@ -82,10 +73,7 @@ suite('the console in Chromium', () => {
     mkdirSync(shots, { recursive: true });
     // No SVC_SMTP_URL: invitation e-mails go to the data directory's outbox, which the invite step reads.
     served = await serveBin({ SVC_DATA_DIR: dataDir, SVC_BOOTSTRAP_API_KEY: managementKey });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.url });
     page = await context.newPage();
