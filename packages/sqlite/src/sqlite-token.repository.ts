@@ -35,6 +35,8 @@ export class SqliteTokenRepository implements TokenRepository {
   private readonly probeHash: Statement;
   private readonly probeMetadata: Statement;
   private readonly probeContainer: Statement;
+  private readonly firstContainer: Statement;
+  private readonly nextContainer: Statement;
 
   private readonly statements = new Map<string, Statement>();
 
@@ -63,6 +65,13 @@ export class SqliteTokenRepository implements TokenRepository {
     this.probeContainer = db.prepare(
       'SELECT COUNT(*) AS n FROM (SELECT 1 FROM tokens WHERE tenant_id = ? AND container >= ? AND container < ? LIMIT ?)',
     );
+    // The containers under a prefix, one index seek each: the first at or after the prefix, then the next after each.
+    this.firstContainer = db
+      .prepare('SELECT container FROM tokens WHERE tenant_id = ? AND container >= ? AND container < ? ORDER BY container LIMIT 1')
+      .pluck();
+    this.nextContainer = db
+      .prepare('SELECT container FROM tokens WHERE tenant_id = ? AND container > ? AND container < ? ORDER BY container LIMIT 1')
+      .pluck();
     this.cvcDue = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.cvc_expires_at IS NOT NULL AND t.cvc_expires_at <= ? LIMIT ?`);
   }
 
@@ -108,19 +117,49 @@ export class SqliteTokenRepository implements TokenRepository {
 
   async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
     if (this.readers?.alive) return this.readers.search(tenantId, query, page, now);
-    const where = compileTokenQuery(query, tenantId, (leaf) => this.isBroad(tenantId, leaf));
-    const clause = `t.tenant_id = ? AND ${LIVE} AND ${where.sql}`;
-    const params = [tenantId, now.getTime(), ...where.params];
-    const total = (this.statement(`SELECT COUNT(*) AS n FROM tokens t WHERE ${clause}`).get(...params) as { n: number }).n;
-    const rows =
-      total <= offsetOf(page)
-        ? []
-        : (this.statement(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE ${clause} ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`, true).all(
-            ...params,
-            page.size,
-            offsetOf(page),
-          ) as IndexedTuple[]);
-    return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
+    // One read transaction: the probes, the containers a count expands to, the count and the page see one snapshot.
+    return this.db.transaction(() => {
+      const probed = new Map<ProbedLeaf, boolean>();
+      const isBroad = (leaf: ProbedLeaf): boolean => {
+        let broad = probed.get(leaf);
+        if (broad === undefined) probed.set(leaf, (broad = this.isBroad(tenantId, leaf)));
+        return broad;
+      };
+      const where = compileTokenQuery(query, tenantId, isBroad);
+      // The count reads a broad container prefix as its few containers (ContainerExpansion), unless a narrow leaf
+      // drives the query: then that leaf's few tokens are all the count reads, and the planner must keep choosing it.
+      const leaves = [...probed];
+      const expand =
+        leaves.some(([leaf, broad]) => broad && leaf.kind === 'container' && leaf.prefix) && leaves.every(([, broad]) => broad);
+      const counted = expand ? compileTokenQuery(query, tenantId, isBroad, (prefix) => this.containersUnder(tenantId, prefix)) : where;
+      const total = (
+        this.statement(`SELECT COUNT(*) AS n FROM tokens t WHERE t.tenant_id = ? AND ${LIVE} AND ${counted.sql}`).get(
+          tenantId,
+          now.getTime(),
+          ...counted.params,
+        ) as { n: number }
+      ).n;
+      const rows =
+        total <= offsetOf(page)
+          ? []
+          : (this.statement(
+              `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND ${LIVE} AND ${where.sql} ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`,
+              true,
+            ).all(tenantId, now.getTime(), ...where.params, page.size, offsetOf(page)) as IndexedTuple[]);
+      return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
+    })();
+  }
+
+  /** The containers under `prefix` that hold tokens, when there are at most 32 of them; `undefined` when more. */
+  private containersUnder(tenantId: string, prefix: string): readonly string[] | undefined {
+    const end = prefixEnd(prefix);
+    const found: string[] = [];
+    for (let next = this.firstContainer.get(tenantId, prefix, end) as string | undefined; next !== undefined; ) {
+      if (found.length === 32) return undefined;
+      found.push(next);
+      next = this.nextContainer.get(tenantId, next, end) as string | undefined;
+    }
+    return found;
   }
 
   /**

@@ -13,8 +13,8 @@ const DATES = { created_at: 't.created_at', modified_at: 't.modified_at' } as co
 /** The smallest string greater than every string that starts with `prefix`: prefix scans become index ranges. */
 export const prefixEnd = (prefix: string): string => `${prefix}\u{10FFFF}`;
 
-function junction(items: readonly TokenQuery[], operator: string, tenantId: string, isBroad: BreadthProbe): SqlFragment {
-  const parts = items.map((q) => compileTokenQuery(q, tenantId, isBroad));
+function junction(items: readonly TokenQuery[], operator: string, tenantId: string, isBroad: BreadthProbe, expand?: ContainerExpansion): SqlFragment {
+  const parts = items.map((q) => compileTokenQuery(q, tenantId, isBroad, expand));
   return { sql: `(${parts.map((i) => i.sql).join(operator)})`, params: parts.flatMap((i) => i.params) };
 }
 
@@ -29,6 +29,14 @@ export type SideLeaf = Extract<TokenQuery, { kind: 'data' | 'metadata' }>;
  * SQLite does not scan half a tenant when a date range could drive instead.
  */
 export type BreadthProbe = (leaf: ProbedLeaf) => boolean;
+
+/**
+ * The containers that exist under a prefix, when they are few (`undefined` otherwise). For a count, a broad
+ * `container:/pii/*` then becomes `t.container IN ('/pii/high/', …)`: SQLite reads only the matching entries of
+ * `tokens_by_container`, each with its `created_at` range, instead of every token of the date range in
+ * `tokens_by_created`. Pages keep the range: they read newest first and stop after a page.
+ */
+export type ContainerExpansion = (prefix: string) => readonly string[] | undefined;
 
 function sideTable(leaf: SideLeaf, tenantId: string, broad: boolean): SqlFragment {
   if (broad && leaf.kind === 'metadata') {
@@ -51,7 +59,12 @@ function sideTable(leaf: SideLeaf, tenantId: string, broad: boolean): SqlFragmen
  * The SQLite store's query compiler. Every leaf is written so that an index can answer it: blind indexes and
  * metadata through their side tables' primary keys, containers and ids as ranges, dates as ranges.
  */
-export function compileTokenQuery(query: TokenQuery, tenantId: string, isBroad: BreadthProbe = () => false): SqlFragment {
+export function compileTokenQuery(
+  query: TokenQuery,
+  tenantId: string,
+  isBroad: BreadthProbe = () => false,
+  expand?: ContainerExpansion,
+): SqlFragment {
   switch (query.kind) {
     case 'all':
       return { sql: '1', params: [] };
@@ -66,7 +79,14 @@ export function compileTokenQuery(query: TokenQuery, tenantId: string, isBroad: 
     case 'metadata':
       return sideTable(query, tenantId, isBroad(query));
     case 'container': {
-      const column = isBroad(query) ? '+t.container' : 't.container';
+      const broad = isBroad(query);
+      const containers = broad && query.prefix && expand ? expand(query.path) : undefined;
+      if (containers) {
+        // No container under the prefix: nothing matches (and NOT of it matches everything, as the range would).
+        if (containers.length === 0) return { sql: '0', params: [] };
+        return { sql: `t.container IN (${containers.map(() => '?').join(', ')})`, params: containers };
+      }
+      const column = broad ? '+t.container' : 't.container';
       return query.prefix
         ? { sql: `(${column} >= ? AND ${column} < ?)`, params: [query.path, prefixEnd(query.path)] }
         : { sql: `${column} = ?`, params: [query.path] };
@@ -91,12 +111,12 @@ export function compileTokenQuery(query: TokenQuery, tenantId: string, isBroad: 
         const values = query.items.map((q) => (q as Extract<TokenQuery, { kind: 'term' }>).value);
         return { sql: `${COLUMNS[field]} IN (${values.map(() => '?').join(', ')})`, params: values };
       }
-      return junction(query.items, ' OR ', tenantId, isBroad);
+      return junction(query.items, ' OR ', tenantId, isBroad, expand);
     }
     case 'and':
-      return junction(query.items, ' AND ', tenantId, isBroad);
+      return junction(query.items, ' AND ', tenantId, isBroad, expand);
     case 'not': {
-      const item = compileTokenQuery(query.item, tenantId, isBroad);
+      const item = compileTokenQuery(query.item, tenantId, isBroad, expand);
       return { sql: `NOT ${item.sql.startsWith('(') ? item.sql : `(${item.sql})`}`, params: item.params };
     }
   }

@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StoredToken, TokenQuery } from '@svc/core';
+import { aStoredToken } from '@svc/core/testing';
+import fc from 'fast-check';
+import { openConnection } from './connection';
+import { openSqliteStore, type SqliteStore } from './sqlite-store';
+
+/**
+ * A count over a broad container prefix reads the prefix's containers one by one (ContainerExpansion) instead of
+ * the range: the totals must be those of the range, whatever the containers, prefixes, dates, expiries, tenants and
+ * operators around it, and past 32 containers the range is kept.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'svc-container-count-'));
+const NOW = new Date('2026-01-01T00:00:00.000Z');
+const DAY = 86_400_000;
+const day = (n: number): Date => new Date(Date.UTC(2025, 0, 1) + n * DAY);
+
+// Prefix look-alikes on purpose: '/a/' must not take '/ab/' or '/a0/', and '/many/' holds more than 32 containers.
+const CONTAINERS = ['/a/', '/a/b/', '/a/b/c/', '/a/x/', '/ab/', '/a0/', '/b/', '/b/a/', ...Array.from({ length: 40 }, (_, i) => `/many/${i}/`)];
+const PREFIXES = ['/', '/a/', '/a/b/', '/ab/', '/b/', '/many/', '/many/1', '/none/', '/a'];
+const TYPES = ['token', 'card_number'];
+
+let store: SqliteStore;
+const tokens: StoredToken[] = [];
+
+beforeAll(async () => {
+  // Every leaf counts as broad (threshold 0), so every prefix is expanded for the count.
+  store = openSqliteStore({ file: join(dir, 'store.db'), broadLeafThreshold: 0, writerThread: false });
+  // mulberry32, seeded: every container, type and day gets used.
+  let seed = 7;
+  const next = (n: number): number => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4_294_967_296) * n);
+  };
+  for (let i = 0; i < 600; i++) {
+    const token = aStoredToken()
+      .inTenant(i % 7 === 0 ? 'other' : 't1')
+      .with({
+        id: `tok-${String(i).padStart(4, '0')}`,
+        type: TYPES[next(TYPES.length)]!,
+        containers: [CONTAINERS[next(CONTAINERS.length)]!],
+        createdAt: day(next(60)),
+        ...(next(6) === 0 ? { expiresAt: day(next(400)) } : {}),
+      })
+      .build();
+    tokens.push(token);
+  }
+  const created = await store.tokens.createMany(
+    tokens.map((token) => ({ token, deduplicate: false })),
+    NOW,
+  );
+  expect(created.status).toBe('created');
+  expect(new Set(tokens.map((t) => t.containers[0])).size).toBe(CONTAINERS.length);
+});
+
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The query's meaning over the seeded tokens, computed here: the reference the store's count must equal. */
+function matches(query: TokenQuery, token: StoredToken): boolean {
+  switch (query.kind) {
+    case 'container':
+      return query.prefix ? token.containers[0]!.startsWith(query.path) : token.containers[0] === query.path;
+    case 'term':
+      return token.type === query.value;
+    case 'range': {
+      const t = token.createdAt.getTime();
+      return (query.gte === undefined || t >= query.gte.getTime()) && (query.lte === undefined || t <= query.lte.getTime());
+    }
+    case 'and':
+      return query.items.every((q) => matches(q, token));
+    case 'or':
+      return query.items.some((q) => matches(q, token));
+    case 'not':
+      return !matches(query.item, token);
+    default:
+      throw new Error(`not generated: ${query.kind}`);
+  }
+}
+
+const containerLeaf = fc.record({ kind: fc.constant('container' as const), path: fc.constantFrom(...PREFIXES), prefix: fc.constant(true) });
+const leaf: fc.Arbitrary<TokenQuery> = fc.oneof(
+  containerLeaf,
+  containerLeaf,
+  fc.record({ kind: fc.constant('container' as const), path: fc.constantFrom(...CONTAINERS), prefix: fc.constant(false) }),
+  fc.record({ kind: fc.constant('term' as const), field: fc.constant('type' as const), value: fc.constantFrom(...TYPES) }),
+  fc
+    .tuple(fc.nat({ max: 59 }), fc.nat({ max: 20 }))
+    .map(([from, span]): TokenQuery => ({ kind: 'range', field: 'created_at', gte: day(from), lte: new Date(day(from + span).getTime() - 1) })),
+);
+const query: fc.Arbitrary<TokenQuery> = fc.letrec<{ q: TokenQuery }>((tie) => ({
+  q: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leaf,
+    fc.array(tie('q'), { minLength: 2, maxLength: 3 }).map((items): TokenQuery => ({ kind: 'and', items })),
+    fc.array(tie('q'), { minLength: 2, maxLength: 3 }).map((items): TokenQuery => ({ kind: 'or', items })),
+    tie('q').map((item): TokenQuery => ({ kind: 'not', item })),
+  ),
+})).q;
+
+describe('counting a broad container prefix by its containers', () => {
+  it('gives the total of the range for any query around it (seeded)', async () => {
+    await fc.assert(
+      fc.asyncProperty(query, async (q) => {
+        const expected = tokens.filter((t) => t.tenantId === 't1' && (t.expiresAt === undefined || t.expiresAt > NOW) && matches(q, t));
+        const page = await store.tokens.search('t1', q, { page: 1, size: 100 }, NOW);
+        expect(page.total).toBe(expected.length);
+        expect(page.items.map((t) => t.id)).toEqual(
+          expected
+            .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+            .slice(0, 100)
+            .map((t) => t.id),
+        );
+      }),
+      { seed: 1_717, numRuns: 400 },
+    );
+  });
+
+  it('reads only the prefix’s containers in their index for a count with a date range', () => {
+    const db = openConnection(join(dir, 'store.db'));
+    try {
+      const plan = (sql: string, ...params: unknown[]): string =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
+      // The shape the store writes for `container:/a/* AND created_at:[…]` once /a/ is expanded to its containers.
+      expect(
+        plan(
+          'SELECT COUNT(*) FROM tokens t WHERE t.tenant_id = ? AND (t.expires_at IS NULL OR t.expires_at > ?) AND (t.container IN (?, ?) AND (t.created_at IS NOT NULL AND t.created_at >= ? AND t.created_at <= ?))',
+          't1',
+          0,
+          '/a/',
+          '/a/b/',
+          0,
+          1,
+        ),
+      ).toMatch(/USING COVERING INDEX tokens_by_container \(tenant_id=\? AND container=\? AND created_at>\? AND created_at<\?\)/);
+    } finally {
+      db.close();
+    }
+  });
+});
