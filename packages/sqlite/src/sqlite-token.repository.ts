@@ -15,7 +15,7 @@ import type {
   WriteEffects,
 } from '@svc/core';
 import { offsetOf, tokenExpiryEffects } from '@svc/core';
-import { compileTokenQuery, type ProbedLeaf, prefixEnd } from './token-query-sql';
+import { boundedByIds, compileTokenQuery, type ProbedLeaf, prefixEnd } from './token-query-sql';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toStoredToken } from './token-rows';
 import type { TokenWriter } from './write-queue';
 import type { SearchReaders } from './search-readers';
@@ -116,7 +116,8 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
-    if (this.readers?.alive) return this.readers.search(tenantId, query, page, now);
+    // A search by id is a few primary-key seeks: it runs here, as a read by id does, and the rest on a reader thread.
+    if (this.readers?.alive && !boundedByIds(query)) return this.readers.search(tenantId, query, page, now);
     // One read transaction: the probes, the containers a count expands to, the count and the page see one snapshot.
     return this.db.transaction(() => {
       const probed = new Map<ProbedLeaf, boolean>();
@@ -167,7 +168,7 @@ export class SqliteTokenRepository implements TokenRepository {
    * SQLite turns into a range of `tokens_by_created`: a deep page seeks its start instead of skipping rows.
    */
   async searchAfter(tenantId: string, query: TokenQuery, request: KeysetRequest, now: Date): Promise<KeysetPage<StoredToken>> {
-    if (this.readers?.alive) return this.readers.searchAfter(tenantId, query, request, now);
+    if (this.readers?.alive && !boundedByIds(query)) return this.readers.searchAfter(tenantId, query, request, now);
     const { after, size } = request;
     const where = compileTokenQuery(query, tenantId, (leaf) => this.isBroad(tenantId, leaf));
     const sql = `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND ${LIVE}${after ? ' AND (t.created_at, t.id) < (?, ?)' : ''}

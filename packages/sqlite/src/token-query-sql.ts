@@ -56,6 +56,18 @@ function sideTable(leaf: SideLeaf, tenantId: string, broad: boolean): SqlFragmen
 }
 
 /**
+ * Whether the query can match only tokens it names by id (`id:…`, an OR of ids, or an AND holding either): the
+ * primary key answers it in a few seeks, less work than posting it to a search reader thread and back.
+ */
+export function boundedByIds(query: TokenQuery): boolean {
+  const isId = (q: TokenQuery): boolean => q.kind === 'term' && q.field === 'id';
+  if (isId(query)) return true;
+  if (query.kind === 'or') return query.items.length <= 100 && query.items.every(isId);
+  if (query.kind === 'and') return query.items.some(boundedByIds);
+  return false;
+}
+
+/**
  * The SQLite store's query compiler. Every leaf is written so that an index can answer it: blind indexes and
  * metadata through their side tables' primary keys, containers and ids as ranges, dates as ranges.
  */
