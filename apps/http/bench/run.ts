@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -35,13 +35,38 @@ interface Result {
   readonly p99Exact: number;
   readonly errors: number;
   readonly non2xx: number;
+  /**
+   * CPU time per request in microseconds: the server process's (every thread, user and system, from
+   * /proc/<pid>/stat; NaN where there is no /proc) and this process's, the load generator's.
+   */
+  readonly serverCpuUs: number;
+  readonly loaderCpuUs: number;
 }
 
-async function measure(url: string, method: string, key: string | undefined, body?: string, contentType?: string): Promise<Result> {
+/** The process's user plus system CPU time in microseconds (clock ticks of 10 ms), or NaN where /proc is absent. */
+function processCpuUs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at field 3.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function measure(
+  server: Child,
+  path: string,
+  method: string,
+  key: string | undefined,
+  body?: string,
+  contentType?: string,
+): Promise<Result> {
   const headers: Record<string, string> = {};
   if (key) headers['SVC-API-KEY'] = key;
   if (body) headers['Content-Type'] = contentType ?? 'application/json';
-  return load({ url, method, headers, body });
+  return load({ url: `${server.url}${path}`, method, headers, body, pid: server.process.pid });
 }
 
 /** One autocannon run (BENCH_CONNECTIONS unless told); `ca` is handed to its TLS connections for an https `url`. */
@@ -52,8 +77,12 @@ async function load(request: {
   body?: string | undefined;
   ca?: string;
   connections?: number;
+  /** The server process whose CPU time is read around the run. */
+  pid?: number | undefined;
 }): Promise<Result> {
-  const { url, method, headers, body, ca, connections = CONNECTIONS } = request;
+  const { url, method, headers, body, ca, connections = CONNECTIONS, pid } = request;
+  const serverBefore = processCpuUs(pid);
+  const loaderBefore = process.cpuUsage();
   const times: number[] = [];
   const options = { url, method: method as 'GET', headers, body, connections, duration: DURATION, ...(ca ? { tlsOptions: { ca } } : {}) };
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -61,6 +90,10 @@ async function load(request: {
     // Every response, as autocannon's own latency histogram records them (non-2xx included).
     instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });
+  const served = result.requests.total;
+  const serverCpuUs = (processCpuUs(pid) - serverBefore) / served;
+  const loaderUsage = process.cpuUsage(loaderBefore);
+  const loaderCpuUs = (loaderUsage.user + loaderUsage.system) / served;
   times.sort((a, b) => a - b);
   const rank = (p: number): number => times[Math.max(0, Math.ceil(p * times.length) - 1)] ?? Number.NaN;
   return {
@@ -71,6 +104,8 @@ async function load(request: {
     p99Exact: rank(0.99),
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    serverCpuUs,
+    loaderCpuUs,
   };
 }
 
@@ -125,6 +160,8 @@ async function compare(baseline: () => Promise<Result>, scenario: () => Promise<
     p99Exact: median(results.map((r) => r.p99Exact)),
     errors: results.reduce((n, r) => n + r.errors, 0),
     non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+    serverCpuUs: median(results.map((r) => r.serverCpuUs)),
+    loaderCpuUs: median(results.map((r) => r.loaderCpuUs)),
   });
   return {
     scenario: pick(runs.map((r) => r.s)),
@@ -151,17 +188,18 @@ async function main(): Promise<void> {
     process.stdout.write(`svc bench: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 1024 ** 3)} GiB, node ${process.version}, ${new Date().toISOString()}, metrics ${process.env.SVC_METRICS === '1' ? 'on' : 'off'}\n`);
     process.stdout.write(`${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s (baseline, scenario); medians; server logs at ${process.env.SVC_LOG_LEVEL ?? 'warn'}\n\n`);
     const rows: string[] = [
-      '| scenario | req/s | tokens/s | p50 ms | p99 ms | baseline req/s | ratio | errors/non-2xx |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      '| scenario | req/s | tokens/s | p50 ms | p99 ms | baseline req/s | ratio | CPU µs/req: server (echo), autocannon (with echo) | errors/non-2xx |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ];
     for (const { scenario, key } of runs) {
       const body = scenario.baseline === 'POST' ? scenario.body : undefined;
       const { scenario: result, baseline: base, ratio } = await compare(
-        () => measure(`${echo.url}/echo`, scenario.baseline, undefined, body),
-        () => measure(`${vault.url}${scenario.path}`, scenario.method, key, scenario.body, scenario.contentType),
+        () => measure(echo, '/echo', scenario.baseline, undefined, body),
+        () => measure(vault, scenario.path, scenario.method, key, scenario.body, scenario.contentType),
       );
       const tokens = scenario.path.startsWith('/applications') ? '' : fmt(result.rps * (scenario.tokensPerRequest ?? 1));
-      const row = `| ${scenario.name} | ${fmt(result.rps)} | ${tokens} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${result.errors}/${result.non2xx} |`;
+      const cpu = `${fmt(result.serverCpuUs)} (${fmt(base.serverCpuUs)}), ${fmt(result.loaderCpuUs)} (${fmt(base.loaderCpuUs)})`;
+      const row = `| ${scenario.name} | ${fmt(result.rps)} | ${tokens} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${cpu} | ${result.errors}/${result.non2xx} |`;
       rows.push(row);
       process.stdout.write(`${row}\n`);
     }
@@ -205,40 +243,74 @@ async function proxyPhase(ctx: ScenarioContext, destination: Destination): Promi
   process.stdout.write(`\n${rows.join('\n')}\np50 added per round: ${perRound.join('; ')}\n`);
 }
 
-/** Search scenarios on a store of BENCH_TOKENS tokens (default 1,000,000), loaded once into bench-data/. */
+/**
+ * Search scenarios on stores of BENCH_TOKENS tokens (default 1,000,000; a comma-separated list such as
+ * `100000,1000000,10000000` runs each size in turn and ends with a table of each query's p99 against the count), each
+ * loaded once through the bulk path into bench-data/<count>/. The store's bytes per token are its files' sizes (the
+ * database and any WAL) over the count, audit events and indexes included.
+ */
 async function searchPhase(echo: Child): Promise<void> {
-  const count = Number(process.env.BENCH_TOKENS ?? 1_000_000);
-  const dataset = await prepareSearchDataset(resolve(process.env.BENCH_DATA ?? 'bench-data'), count, (line) =>
-    process.stdout.write(`${line}\n`),
-  );
-  const vault = await startVault(dataset.dataDir, dataset.bootstrapKey);
-  try {
-    const rows = [
-      `${count.toLocaleString('en-US')} tokens in SQLite`,
-      '| scenario | total (expected) | req/s | p50 ms | p99 ms | baseline req/s | ratio | errors/non-2xx |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ];
-    for (const scenario of searchScenarios(dataset)) {
-      const body = JSON.stringify({ query: scenario.query, size: 20 });
-      const check = await fetch(`${vault.url}/tokens/search`, {
-        method: 'POST',
-        headers: { 'SVC-API-KEY': dataset.searchKey, 'Content-Type': 'application/json' },
-        body,
-      });
-      const total = ((await check.json()) as { pagination: { total_items: number } }).pagination.total_items;
-      if (total !== scenario.expectedTotal) throw new Error(`${scenario.name}: total ${total}, expected ${scenario.expectedTotal}`);
-      const { scenario: result, baseline: base, ratio } = await compare(
-        () => measure(`${echo.url}/echo`, 'POST', undefined, body),
-        () => measure(`${vault.url}/tokens/search`, 'POST', dataset.searchKey, body),
-      );
-      const row = `| ${scenario.name} | ${total} (${scenario.expectedTotal}) | ${fmt(result.rps)} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${result.errors}/${result.non2xx} |`;
-      rows.push(row);
-      process.stdout.write(`${row}\n`);
+  const counts = (process.env.BENCH_TOKENS ?? '1000000').split(',').map((c) => Number(c.trim()));
+  const growth = new Map<string, string[]>();
+  const sizes: string[] = [];
+  for (const count of counts) {
+    const dataset = await prepareSearchDataset(resolve(process.env.BENCH_DATA ?? 'bench-data'), count, (line) =>
+      process.stdout.write(`${line}\n`),
+    );
+    const bytes = storeBytes(dataset.dataDir);
+    sizes.push(`| ${count.toLocaleString('en-US')} | ${fmt(bytes / 1024 ** 2)} MiB | ${fmt(bytes / count)} |`);
+    const vault = await startVault(dataset.dataDir, dataset.bootstrapKey);
+    try {
+      const rows = [
+        `${count.toLocaleString('en-US')} tokens in SQLite (${fmt(bytes / count)} bytes per token)`,
+        '| scenario | total (expected) | req/s | p50 ms | p99 ms | baseline req/s | ratio | errors/non-2xx |',
+        '|---|---:|---:|---:|---:|---:|---:|---:|',
+      ];
+      for (const scenario of searchScenarios(dataset)) {
+        const body = JSON.stringify({ query: scenario.query, size: 20 });
+        const check = await fetch(`${vault.url}/tokens/search`, {
+          method: 'POST',
+          headers: { 'SVC-API-KEY': dataset.searchKey, 'Content-Type': 'application/json' },
+          body,
+        });
+        const total = ((await check.json()) as { pagination: { total_items: number } }).pagination.total_items;
+        if (total !== scenario.expectedTotal) throw new Error(`${scenario.name}: total ${total}, expected ${scenario.expectedTotal}`);
+        const { scenario: result, baseline: base, ratio } = await compare(
+          () => measure(echo, '/echo', 'POST', undefined, body),
+          () => measure(vault, '/tokens/search', 'POST', dataset.searchKey, body),
+        );
+        const row = `| ${scenario.name} | ${total} (${scenario.expectedTotal}) | ${fmt(result.rps)} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${result.errors}/${result.non2xx} |`;
+        rows.push(row);
+        const label = `${scenario.name} (${scenario.selective ? 'selective, < 20' : 'broad, < 100'})`;
+        growth.set(label, [...(growth.get(label) ?? []), String(result.p99)]);
+        process.stdout.write(`${row}\n`);
+      }
+      process.stdout.write(`\n${rows.join('\n')}\n`);
+    } finally {
+      await vault.stop();
     }
-    process.stdout.write(`\n${rows.join('\n')}\n`);
-  } finally {
-    await vault.stop();
   }
+  if (counts.length < 2) return;
+  const header = counts.map((c) => c.toLocaleString('en-US')).join(' | ');
+  const table = [
+    'p99 ms at 10 connections against the token count',
+    `| scenario (target p99 ms) | ${header} |`,
+    `|---|${counts.map(() => '---:').join('|')}|`,
+    ...[...growth].map(([name, p99s]) => `| ${name} | ${p99s.join(' | ')} |`),
+    '',
+    '| tokens | store | bytes per token |',
+    '|---:|---:|---:|',
+    ...sizes,
+  ];
+  process.stdout.write(`\n${table.join('\n')}\n`);
+}
+
+/** The bytes of every file in a data dir (the database, its WAL and shared memory, the key files). */
+function storeBytes(dir: string): number {
+  return readdirSync(dir).reduce((sum, name) => {
+    const stats = statSync(join(dir, name));
+    return sum + (stats.isFile() ? stats.size : 0);
+  }, 0);
 }
 
 main().catch((error: unknown) => {

@@ -37,13 +37,16 @@ export const applicationScenarios: ScenarioSuite = {
   },
 };
 
-/** Token create (card_number, default fingerprint) and a revealed read, with a private key holding token:use. */
+/**
+ * Token create (card_number, default fingerprint), a revealed read, and a search for that token by id, with a private
+ * key holding token:use.
+ */
 export const tokenScenarios: ScenarioSuite = {
   async prepare(context) {
     const key = await context.createApplication({
       name: 'bench backend',
       type: 'private',
-      permissions: ['token:create', 'token:read', 'token:use'],
+      permissions: ['token:create', 'token:read', 'token:use', 'token:search'],
     });
     const { id } = (await postJson(context, key, '/tokens', { type: 'card_number', data: '4242424242424242' }, 'the bench token')) as { id: string };
     return [
@@ -58,6 +61,16 @@ export const tokenScenarios: ScenarioSuite = {
         key,
       },
       { scenario: { name: 'GET /tokens/{id} (reveal)', method: 'GET', path: `/tokens/${id}`, baseline: 'GET' }, key },
+      {
+        scenario: {
+          name: 'POST /tokens/search (by id, reveal)',
+          method: 'POST',
+          path: '/tokens/search',
+          body: JSON.stringify({ query: `id:${id}` }),
+          baseline: 'POST',
+        },
+        key,
+      },
     ];
   },
 };

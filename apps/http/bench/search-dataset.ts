@@ -21,14 +21,25 @@ export interface SearchDataset {
   readonly knownCustomer: string;
 }
 
-const VERSION = 1;
+const VERSION = 2;
 const START = Date.UTC(2025, 0, 1);
 const SPAN_MS = 365 * 86_400_000;
-const BATCH = 2_000;
+/** Tokens per POST /tokenize call of the loader (the bench's bulk size), and calls in flight at once. */
+const PER_CALL = 100;
+const IN_FLIGHT = 20;
 export const CUSTOMERS = 50_000;
 export const PLANS = ['gold', 'silver', 'bronze'] as const;
 
-/** A clock the loader moves forward before each create, spreading created_at evenly over 2025. */
+/**
+ * When token i of `count` was created: the tokens of one tokenize call share its clock reading, and the calls are
+ * spread evenly over 2025. The search scenarios compute their expected totals from this.
+ */
+export function createdAtOf(i: number, count: number): number {
+  const call = i - (i % PER_CALL);
+  return START + Math.floor((call * SPAN_MS) / count);
+}
+
+/** A clock the loader sets before each tokenize call, spreading created_at evenly over 2025. */
 class SimulatedClock implements Clock {
   current = START;
 
@@ -53,16 +64,21 @@ export function datasetToken(i: number): CreateTokenInput {
   return { type: 'employer_id_number', data: `${digits.slice(0, 2)}-${digits.slice(2)}`, metadata };
 }
 
-/** Loads `count` tokens through the core use cases (not HTTP), reusing an existing dataset of the same recipe. */
+/**
+ * Loads `count` tokens through the bulk path (the tokenize use case behind POST /tokenize, 100 tokens per call, with
+ * the audit log's events and the webhook outbox as in production; not over HTTP) into `root/<count>/`, reusing an
+ * existing dataset of the same recipe and size.
+ */
 export async function prepareSearchDataset(root: string, count: number, log: (line: string) => void): Promise<SearchDataset> {
-  const manifest = join(root, 'dataset.json');
+  const home = join(root, String(count));
+  const manifest = join(home, 'dataset.json');
   if (existsSync(manifest)) {
     const existing = JSON.parse(readFileSync(manifest, 'utf8')) as SearchDataset;
     if (existing.version === VERSION && existing.count === count) return existing;
   }
-  rmSync(root, { recursive: true, force: true });
-  mkdirSync(root, { recursive: true });
-  const dataDir = join(root, 'data');
+  rmSync(home, { recursive: true, force: true });
+  mkdirSync(home, { recursive: true });
+  const dataDir = join(home, 'data');
   const bootstrapKey = 'key_mgt_bench-search-bootstrap-key';
   const clock = new SimulatedClock();
   const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'warn', SVC_BOOTSTRAP_API_KEY: bootstrapKey });
@@ -84,20 +100,31 @@ export async function prepareSearchDataset(root: string, count: number, log: (li
     rules: [],
     authorized: true,
   };
-  const create = container.resolve<TokenUseCases>(TOKENS.TokenUseCases).create;
+  const tokenize = container.resolve<TokenUseCases>(TOKENS.TokenUseCases).tokenize;
   const started = Date.now();
   // On a terminal a progress line replaces the periodic log lines; piped output (CI, a log file) keeps the lines.
   const line = new ProgressLine('loading the search dataset', 'tokens');
-  for (let from = 0; from < count; from += BATCH) {
-    const batch: Promise<unknown>[] = [];
-    for (let i = from; i < Math.min(count, from + BATCH); i++) {
-      clock.current = START + Math.floor((i * SPAN_MS) / count);
-      batch.push(create.execute(actor, datasetToken(i)));
+  let next = 0;
+  let loaded = 0;
+  let logged = 0;
+  // IN_FLIGHT calls at a time, as concurrent POST /tokenize requests would be; each reads the clock when it starts.
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const from = next;
+      next = Math.min(count, from + PER_CALL);
+      const items = [];
+      for (let i = from; i < next; i++) items.push({ path: `[${i - from}]`, input: datasetToken(i) });
+      clock.current = createdAtOf(from, count);
+      await tokenize.execute(actor, items);
+      loaded += items.length;
+      line.update(loaded, count);
+      if (!line.active && loaded - logged >= 100_000) {
+        logged = loaded;
+        log(`loaded ${loaded} tokens in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      }
     }
-    await Promise.all(batch);
-    line.update(from + batch.length, count);
-    if (!line.active && (from / BATCH) % 50 === 0) log(`loaded ${from + batch.length} tokens in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   line.done();
   await store.close();
   const known = Math.min(123_450, Math.floor(count / 20) * 10);
