@@ -36,6 +36,7 @@ export class SqliteTokenRepository implements TokenRepository {
   private readonly probeMetadata: Statement;
   private readonly probeContainer: Statement;
   private readonly firstContainer: Statement;
+  private readonly anyExpired: Statement;
   private readonly nextContainer: Statement;
 
   private readonly statements = new Map<string, Statement>();
@@ -65,6 +66,8 @@ export class SqliteTokenRepository implements TokenRepository {
     this.probeContainer = db.prepare(
       'SELECT COUNT(*) AS n FROM (SELECT 1 FROM tokens WHERE tenant_id = ? AND container >= ? AND container < ? LIMIT ?)',
     );
+    // Any token (of any tenant) expired and not yet swept: the first entry of tokens_by_expiry, one seek.
+    this.anyExpired = db.prepare('SELECT 1 FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1').pluck();
     // The containers under a prefix, one index seek each: the first at or after the prefix, then the next after each.
     this.firstContainer = db
       .prepare('SELECT container FROM tokens WHERE tenant_id = ? AND container >= ? AND container < ? ORDER BY container LIMIT 1')
@@ -133,20 +136,43 @@ export class SqliteTokenRepository implements TokenRepository {
       const expand =
         leaves.some(([leaf, broad]) => broad && leaf.kind === 'container' && leaf.prefix) && leaves.every(([, broad]) => broad);
       const counted = expand ? compileTokenQuery(query, tenantId, isBroad, (prefix) => this.containersUnder(tenantId, prefix)) : where;
+      // Every token is live unless one has expired and the sweeper has not removed it yet (one seek of
+      // tokens_by_expiry, in this snapshot): then the expiry check is left out, and a count over 150,000 index entries
+      // tests one term fewer on each. When it stays, it comes last: SQLite tests a scan's terms in the order written.
+      const live = this.anyExpired.get(now.getTime()) === undefined ? { sql: '', params: [] } : { sql: ` AND ${LIVE}`, params: [now.getTime()] };
+      // At most a narrow leaf's few tokens match (or the ids named): one pass over them gives the count (a window over
+      // every match) and the page, instead of reading them once to count and again to sort (0.56–0.70 → 0.41 ms for a
+      // customer's 200 tokens at 10M). A page past the end has no row to carry the count, so it counts below.
+      if (boundedBy(query, probed)) {
+        const paged = this.statement(
+          `WITH page AS (SELECT t.rowid AS r, COUNT(*) OVER () AS n FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql}
+            ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?)
+          SELECT ${TOKEN_COLUMNS}, page.n FROM page JOIN tokens t ON t.rowid = page.r ORDER BY t.created_at DESC, t.id DESC`,
+          true,
+        ).all(tenantId, ...where.params, ...live.params, page.size, offsetOf(page)) as Array<[...IndexedTuple, number]>;
+        if (paged.length > 0) {
+          const total = paged[0]!.at(-1) as number;
+          return { items: paged.map((row) => toStoredToken(row.slice(0, -1) as IndexedTuple)), total, page: page.page, size: page.size };
+        }
+      }
       const total = (
-        this.statement(`SELECT COUNT(*) AS n FROM tokens t WHERE t.tenant_id = ? AND ${LIVE} AND ${counted.sql}`).get(
+        this.statement(`SELECT COUNT(*) AS n FROM tokens t WHERE t.tenant_id = ? AND ${counted.sql}${live.sql}`).get(
           tenantId,
-          now.getTime(),
           ...counted.params,
+          ...live.params,
         ) as { n: number }
       ).n;
+      // The page is chosen by rowid first and only its rows are read in full: the full columns include a sub-select
+      // of the token's index hashes, which SQLite would otherwise run for every match it sorts (200 of them for a
+      // customer's tokens at 10M: 0.78 → 0.44 ms).
       const rows =
         total <= offsetOf(page)
           ? []
           : (this.statement(
-              `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND ${LIVE} AND ${where.sql} ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`,
+              `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.rowid IN (SELECT t.rowid FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql}
+                ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?) ORDER BY t.created_at DESC, t.id DESC`,
               true,
-            ).all(tenantId, now.getTime(), ...where.params, page.size, offsetOf(page)) as IndexedTuple[]);
+            ).all(tenantId, ...where.params, ...live.params, page.size, offsetOf(page)) as IndexedTuple[]);
       return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
     })();
   }
@@ -171,10 +197,11 @@ export class SqliteTokenRepository implements TokenRepository {
     if (this.readers?.alive && !boundedByIds(query)) return this.readers.searchAfter(tenantId, query, request, now);
     const { after, size } = request;
     const where = compileTokenQuery(query, tenantId, (leaf) => this.isBroad(tenantId, leaf));
-    const sql = `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND ${LIVE}${after ? ' AND (t.created_at, t.id) < (?, ?)' : ''}
-      AND ${where.sql} ORDER BY t.created_at DESC, t.id DESC LIMIT ?`;
+    // As in `search`: the page by rowid first, the expiry check last.
+    const sql = `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.rowid IN (SELECT t.rowid FROM tokens t WHERE t.tenant_id = ?${after ? ' AND (t.created_at, t.id) < (?, ?)' : ''}
+      AND ${where.sql} AND ${LIVE} ORDER BY t.created_at DESC, t.id DESC LIMIT ?) ORDER BY t.created_at DESC, t.id DESC`;
     const position = after ? [after.createdAt.getTime(), after.id] : [];
-    const rows = this.statement(sql, true).all(tenantId, now.getTime(), ...position, ...where.params, size + 1) as IndexedTuple[];
+    const rows = this.statement(sql, true).all(tenantId, ...position, ...where.params, now.getTime(), size + 1) as IndexedTuple[];
     return { items: rows.slice(0, size).map(toStoredToken), hasMore: rows.length > size };
   }
 
@@ -240,4 +267,14 @@ export class SqliteTokenRepository implements TokenRepository {
   async findCvcDue(now: Date, limit: number): Promise<readonly StoredToken[]> {
     return (this.cvcDue.all(now.getTime(), limit) as IndexedTuple[]).map(toStoredToken);
   }
+}
+
+/**
+ * Whether the query can match only a few tokens: it names them by id, or it is (or ANDs) a leaf the probe found
+ * narrow, whose side-table entries or container range hold at most the broad-leaf threshold of tokens.
+ */
+function boundedBy(query: TokenQuery, probed: ReadonlyMap<ProbedLeaf, boolean>): boolean {
+  if (boundedByIds(query)) return true;
+  if (query.kind === 'and') return query.items.some((item) => boundedBy(item, probed));
+  return (query.kind === 'data' || query.kind === 'metadata' || query.kind === 'container') && probed.get(query) === false;
 }
