@@ -27,5 +27,5 @@ VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8080/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "--max-semi-space-size=64", "apps/http/dist/src/bin/svc.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=32", "apps/http/dist/src/bin/svc.js"]
 CMD ["serve"]
