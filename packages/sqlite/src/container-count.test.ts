@@ -23,7 +23,7 @@ const day = (n: number): Date => new Date(Date.UTC(2025, 0, 1) + n * DAY);
 // Prefix look-alikes on purpose: '/a/' must not take '/ab/' or '/a0/', and '/many/' holds more than 32 containers.
 const CONTAINERS = ['/a/', '/a/b/', '/a/b/c/', '/a/x/', '/ab/', '/a0/', '/b/', '/b/a/', ...Array.from({ length: 40 }, (_, i) => `/many/${i}/`)];
 const PREFIXES = ['/', '/a/', '/a/b/', '/ab/', '/b/', '/many/', '/many/1', '/none/', '/a'];
-const TYPES = ['token', 'card_number'];
+const TYPES = ['token', 'card_number'] as const;
 const HASHES = ['h1', 'h2', 'h3'];
 const PLANS = ['gold', 'silver'];
 

@@ -37,6 +37,11 @@ export class SqliteTokenRepository implements TokenRepository {
   private readonly probeContainer: Statement;
   private readonly firstContainer: Statement;
   private readonly anyExpired: Statement;
+  /**
+   * One read transaction: the probes, the containers a count expands to, the count and the page see one snapshot.
+   * Made once: better-sqlite3 builds a transaction function's wrappers each time `transaction()` is called.
+   */
+  private readonly searchInSnapshot: (tenantId: string, query: TokenQuery, page: PageRequest, now: Date) => Page<StoredToken>;
   private readonly nextContainer: Statement;
 
   private readonly statements = new Map<string, Statement>();
@@ -65,6 +70,9 @@ export class SqliteTokenRepository implements TokenRepository {
     );
     this.probeContainer = db.prepare(
       'SELECT COUNT(*) AS n FROM (SELECT 1 FROM tokens WHERE tenant_id = ? AND container >= ? AND container < ? LIMIT ?)',
+    );
+    this.searchInSnapshot = db.transaction((tenantId: string, query: TokenQuery, page: PageRequest, now: Date) =>
+      this.searchSnapshot(tenantId, query, page, now),
     );
     // Any token (of any tenant) expired and not yet swept: the first entry of tokens_by_expiry, one seek.
     this.anyExpired = db.prepare('SELECT 1 FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1').pluck();
@@ -121,60 +129,62 @@ export class SqliteTokenRepository implements TokenRepository {
   async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
     // A search by id is a few primary-key seeks: it runs here, as a read by id does, and the rest on a reader thread.
     if (this.readers?.alive && !boundedByIds(query)) return this.readers.search(tenantId, query, page, now);
-    // One read transaction: the probes, the containers a count expands to, the count and the page see one snapshot.
-    return this.db.transaction(() => {
-      const probed = new Map<ProbedLeaf, boolean>();
-      const isBroad = (leaf: ProbedLeaf): boolean => {
-        let broad = probed.get(leaf);
-        if (broad === undefined) probed.set(leaf, (broad = this.isBroad(tenantId, leaf)));
-        return broad;
-      };
-      const where = compileTokenQuery(query, tenantId, isBroad);
-      // The count reads a broad container prefix as its few containers (ContainerExpansion), unless a narrow leaf
-      // drives the query: then that leaf's few tokens are all the count reads, and the planner must keep choosing it.
-      const leaves = [...probed];
-      const expand =
-        leaves.some(([leaf, broad]) => broad && leaf.kind === 'container' && leaf.prefix) && leaves.every(([, broad]) => broad);
-      const counted = expand ? compileTokenQuery(query, tenantId, isBroad, (prefix) => this.containersUnder(tenantId, prefix)) : where;
-      // Every token is live unless one has expired and the sweeper has not removed it yet (one seek of
-      // tokens_by_expiry, in this snapshot): then the expiry check is left out, and a count over 150,000 index entries
-      // tests one term fewer on each. When it stays, it comes last: SQLite tests a scan's terms in the order written.
-      const live = this.anyExpired.get(now.getTime()) === undefined ? { sql: '', params: [] } : { sql: ` AND ${LIVE}`, params: [now.getTime()] };
-      // At most a narrow leaf's few tokens match (or the ids named): one pass over them gives the count (a window over
-      // every match) and the page, instead of reading them once to count and again to sort (0.56–0.70 → 0.41 ms for a
-      // customer's 200 tokens at 10M). A page past the end has no row to carry the count, so it counts below.
-      if (boundedBy(query, probed)) {
-        const paged = this.statement(
-          `WITH page AS (SELECT t.rowid AS r, COUNT(*) OVER () AS n FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql}
-            ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?)
-          SELECT ${TOKEN_COLUMNS}, page.n FROM page JOIN tokens t ON t.rowid = page.r ORDER BY t.created_at DESC, t.id DESC`,
-          true,
-        ).all(tenantId, ...where.params, ...live.params, page.size, offsetOf(page)) as Array<[...IndexedTuple, number]>;
-        if (paged.length > 0) {
-          const total = paged[0]!.at(-1) as number;
-          return { items: paged.map((row) => toStoredToken(row.slice(0, -1) as IndexedTuple)), total, page: page.page, size: page.size };
-        }
+    return this.searchInSnapshot(tenantId, query, page, now);
+  }
+
+  /** Runs inside `searchInSnapshot`'s read transaction. */
+  private searchSnapshot(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Page<StoredToken> {
+    const probed = new Map<ProbedLeaf, boolean>();
+    const isBroad = (leaf: ProbedLeaf): boolean => {
+      let broad = probed.get(leaf);
+      if (broad === undefined) probed.set(leaf, (broad = this.isBroad(tenantId, leaf)));
+      return broad;
+    };
+    const where = compileTokenQuery(query, tenantId, isBroad);
+    // The count reads a broad container prefix as its few containers (ContainerExpansion), unless a narrow leaf
+    // drives the query: then that leaf's few tokens are all the count reads, and the planner must keep choosing it.
+    const leaves = [...probed];
+    const expand =
+      leaves.some(([leaf, broad]) => broad && leaf.kind === 'container' && leaf.prefix) && leaves.every(([, broad]) => broad);
+    const counted = expand ? compileTokenQuery(query, tenantId, isBroad, (prefix) => this.containersUnder(tenantId, prefix)) : where;
+    // Every token is live unless one has expired and the sweeper has not removed it yet (one seek of
+    // tokens_by_expiry, in this snapshot): then the expiry check is left out, and a count over 150,000 index entries
+    // tests one term fewer on each. When it stays, it comes last: SQLite tests a scan's terms in the order written.
+    const live = this.anyExpired.get(now.getTime()) === undefined ? { sql: '', params: [] } : { sql: ` AND ${LIVE}`, params: [now.getTime()] };
+    // At most a narrow leaf's few tokens match (or the ids named): one pass over them gives the count (a window over
+    // every match) and the page, instead of reading them once to count and again to sort (0.56–0.70 → 0.41 ms for a
+    // customer's 200 tokens at 10M). A page past the end has no row to carry the count, so it counts below.
+    if (boundedBy(query, probed)) {
+      const paged = this.statement(
+        `WITH page AS (SELECT t.rowid AS r, COUNT(*) OVER () AS n FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql}
+          ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?)
+        SELECT ${TOKEN_COLUMNS}, page.n FROM page JOIN tokens t ON t.rowid = page.r ORDER BY t.created_at DESC, t.id DESC`,
+        true,
+      ).all(tenantId, ...where.params, ...live.params, page.size, offsetOf(page)) as Array<[...IndexedTuple, number]>;
+      if (paged.length > 0) {
+        const total = paged[0]!.at(-1) as number;
+        return { items: paged.map((row) => toStoredToken(row.slice(0, -1) as IndexedTuple)), total, page: page.page, size: page.size };
       }
-      const total = (
-        this.statement(`SELECT COUNT(*) AS n FROM tokens t WHERE t.tenant_id = ? AND ${counted.sql}${live.sql}`).get(
-          tenantId,
-          ...counted.params,
-          ...live.params,
-        ) as { n: number }
-      ).n;
-      // The page is chosen by rowid first and only its rows are read in full: the full columns include a sub-select
-      // of the token's index hashes, which SQLite would otherwise run for every match it sorts (200 of them for a
-      // customer's tokens at 10M: 0.78 → 0.44 ms).
-      const rows =
-        total <= offsetOf(page)
-          ? []
-          : (this.statement(
-              `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.rowid IN (SELECT t.rowid FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql}
-                ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?) ORDER BY t.created_at DESC, t.id DESC`,
-              true,
-            ).all(tenantId, ...where.params, ...live.params, page.size, offsetOf(page)) as IndexedTuple[]);
-      return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
-    })();
+    }
+    const total = (
+      this.statement(`SELECT COUNT(*) AS n FROM tokens t WHERE t.tenant_id = ? AND ${counted.sql}${live.sql}`).get(
+        tenantId,
+        ...counted.params,
+        ...live.params,
+      ) as { n: number }
+    ).n;
+    // The page is chosen by rowid first and only its rows are read in full: the full columns include a sub-select
+    // of the token's index hashes, which SQLite would otherwise run for every match it sorts (200 of them for a
+    // customer's tokens at 10M: 0.78 → 0.44 ms).
+    const rows =
+      total <= offsetOf(page)
+        ? []
+        : (this.statement(
+            `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.rowid IN (SELECT t.rowid FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql}
+              ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?) ORDER BY t.created_at DESC, t.id DESC`,
+            true,
+          ).all(tenantId, ...where.params, ...live.params, page.size, offsetOf(page)) as IndexedTuple[]);
+    return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
   }
 
   /** The containers under `prefix` that hold tokens, when there are at most 32 of them; `undefined` when more. */
