@@ -134,16 +134,17 @@ export class SqliteTokenRepository implements TokenRepository {
 
   /** Runs inside `searchInSnapshot`'s read transaction. */
   private searchSnapshot(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Page<StoredToken> {
-    const probed = new Map<ProbedLeaf, boolean>();
+    // Each probed leaf's bounded count of matches (at most the broad-leaf threshold + 1).
+    const probed = new Map<ProbedLeaf, number>();
     const isBroad = (leaf: ProbedLeaf): boolean => {
-      let broad = probed.get(leaf);
-      if (broad === undefined) probed.set(leaf, (broad = this.isBroad(tenantId, leaf)));
-      return broad;
+      let found = probed.get(leaf);
+      if (found === undefined) probed.set(leaf, (found = this.probe(tenantId, leaf)));
+      return found > this.broadLeaf;
     };
     const where = compileTokenQuery(query, tenantId, isBroad);
     // The count reads a broad container prefix as its few containers (ContainerExpansion), unless a narrow leaf
     // drives the query: then that leaf's few tokens are all the count reads, and the planner must keep choosing it.
-    const leaves = [...probed];
+    const leaves = [...probed].map(([leaf, found]) => [leaf, found > this.broadLeaf] as const);
     const expand =
       leaves.some(([leaf, broad]) => broad && leaf.kind === 'container' && leaf.prefix) && leaves.every(([, broad]) => broad);
     const counted = expand ? compileTokenQuery(query, tenantId, isBroad, (prefix) => this.containersUnder(tenantId, prefix)) : where;
@@ -151,10 +152,30 @@ export class SqliteTokenRepository implements TokenRepository {
     // tokens_by_expiry, in this snapshot): then the expiry check is left out, and a count over 150,000 index entries
     // tests one term fewer on each. When it stays, it comes last: SQLite tests a scan's terms in the order written.
     const live = this.anyExpired.get(now.getTime()) === undefined ? { sql: '', params: [] } : { sql: ` AND ${LIVE}`, params: [now.getTime()] };
-    // At most a narrow leaf's few tokens match (or the ids named): one pass over them gives the count (a window over
-    // every match) and the page, instead of reading them once to count and again to sort (0.56–0.70 → 0.41 ms for a
-    // customer's 200 tokens at 10M). A page past the end has no row to carry the count, so it counts below.
-    if (boundedBy(query, probed)) {
+    // At most a narrow leaf's tokens match (or the ids named). Past a page of them, one pass gives the count (a window
+    // over every match) and the page, instead of reading them once to count and again to sort (0.56–0.70 → 0.41 ms
+    // for a customer's 200 tokens at 10M); for a page or fewer the window's temporary tables cost more than a second
+    // read (53 against 22 µs for one id). A page past the end has no row to carry the count, so it counts below.
+    const bound = boundOf(query, probed, this.broadLeaf);
+    if (bound !== undefined && bound <= page.size) {
+      const total = (
+        this.statement(`SELECT COUNT(*) AS n FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql}`).get(tenantId, ...where.params, ...live.params) as {
+          n: number;
+        }
+      ).n;
+      const rows =
+        total <= offsetOf(page)
+          ? []
+          : (this.statement(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql} ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`, true).all(
+              tenantId,
+              ...where.params,
+              ...live.params,
+              page.size,
+              offsetOf(page),
+            ) as IndexedTuple[]);
+      return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
+    }
+    if (bound !== undefined) {
       const paged = this.statement(
         `WITH page AS (SELECT t.rowid AS r, COUNT(*) OVER () AS n FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql}
           ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?)
@@ -216,13 +237,17 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   /** A bounded count: at most this.broadLeaf + 1 index entries are read to tell a broad leaf from a narrow one. */
-  private isBroad(tenantId: string, leaf: ProbedLeaf): boolean {
+  private probe(tenantId: string, leaf: ProbedLeaf): number {
     const limit = this.broadLeaf + 1;
     let found: unknown;
     if (leaf.kind === 'data') found = this.probeHash.get(tenantId, leaf.value, limit);
     else if (leaf.kind === 'metadata') found = this.probeMetadata.get(tenantId, leaf.key, leaf.value, limit);
     else found = this.probeContainer.get(tenantId, leaf.path, leaf.prefix ? prefixEnd(leaf.path) : `${leaf.path}\u0000`, limit);
-    return (found as { n: number }).n > this.broadLeaf;
+    return (found as { n: number }).n;
+  }
+
+  private isBroad(tenantId: string, leaf: ProbedLeaf): boolean {
+    return this.probe(tenantId, leaf) > this.broadLeaf;
   }
 
   /** Prepared statements by SQL text: queries of the same shape reuse one plan. `tokens` selects `IndexedTuple`s. */
@@ -280,11 +305,20 @@ export class SqliteTokenRepository implements TokenRepository {
 }
 
 /**
- * Whether the query can match only a few tokens: it names them by id, or it is (or ANDs) a leaf the probe found
- * narrow, whose side-table entries or container range hold at most the broad-leaf threshold of tokens.
+ * The most tokens the query can match, when something bounds it: the ids it names, or the probed count of a narrow
+ * leaf (side-table entries or a container range of at most the broad-leaf threshold), alone or in an AND (the
+ * smallest bound of its items); `undefined` when nothing does.
  */
-function boundedBy(query: TokenQuery, probed: ReadonlyMap<ProbedLeaf, boolean>): boolean {
-  if (boundedByIds(query)) return true;
-  if (query.kind === 'and') return query.items.some((item) => boundedBy(item, probed));
-  return (query.kind === 'data' || query.kind === 'metadata' || query.kind === 'container') && probed.get(query) === false;
+function boundOf(query: TokenQuery, probed: ReadonlyMap<ProbedLeaf, number>, broadLeaf: number): number | undefined {
+  if (query.kind === 'term' && query.field === 'id') return 1;
+  if (boundedByIds(query) && query.kind === 'or') return query.items.length;
+  if (query.kind === 'and') {
+    const bounds = query.items.map((item) => boundOf(item, probed, broadLeaf)).filter((b): b is number => b !== undefined);
+    return bounds.length > 0 ? Math.min(...bounds) : undefined;
+  }
+  if (query.kind === 'data' || query.kind === 'metadata' || query.kind === 'container') {
+    const found = probed.get(query);
+    return found !== undefined && found <= broadLeaf ? found : undefined;
+  }
+  return undefined;
 }
