@@ -15,7 +15,7 @@ import type {
   WriteEffects,
 } from '@svc/core';
 import { offsetOf, tokenExpiryEffects } from '@svc/core';
-import { boundedByIds, compileTokenQuery, type ProbedLeaf, prefixEnd } from './token-query-sql';
+import { boundedByIds, compileTokenQuery, matchBound, type ProbedLeaf, prefixEnd } from './token-query-sql';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toStoredToken } from './token-rows';
 import type { TokenWriter } from './write-queue';
 import type { SearchReaders } from './search-readers';
@@ -144,9 +144,9 @@ export class SqliteTokenRepository implements TokenRepository {
     const where = compileTokenQuery(query, tenantId, isBroad);
     // The count reads a broad container prefix as its few containers (ContainerExpansion), unless a narrow leaf
     // drives the query: then that leaf's few tokens are all the count reads, and the planner must keep choosing it.
-    const leaves = [...probed].map(([leaf, found]) => [leaf, found > this.broadLeaf] as const);
     const expand =
-      leaves.some(([leaf, broad]) => broad && leaf.kind === 'container' && leaf.prefix) && leaves.every(([, broad]) => broad);
+      [...probed].some(([leaf, found]) => found > this.broadLeaf && leaf.kind === 'container' && leaf.prefix) &&
+      [...probed.values()].every((found) => found > this.broadLeaf);
     const counted = expand ? compileTokenQuery(query, tenantId, isBroad, (prefix) => this.containersUnder(tenantId, prefix)) : where;
     // Every token is live unless one has expired and the sweeper has not removed it yet (one seek of
     // tokens_by_expiry, in this snapshot): then the expiry check is left out, and a count over 150,000 index entries
@@ -156,26 +156,11 @@ export class SqliteTokenRepository implements TokenRepository {
     // over every match) and the page, instead of reading them once to count and again to sort (0.56–0.70 → 0.41 ms
     // for a customer's 200 tokens at 10M); for a page or fewer the window's temporary tables cost more than a second
     // read (53 against 22 µs for one id). A page past the end has no row to carry the count, so it counts below.
-    const bound = boundOf(query, probed, this.broadLeaf);
-    if (bound !== undefined && bound <= page.size) {
-      const total = (
-        this.statement(`SELECT COUNT(*) AS n FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql}`).get(tenantId, ...where.params, ...live.params) as {
-          n: number;
-        }
-      ).n;
-      const rows =
-        total <= offsetOf(page)
-          ? []
-          : (this.statement(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql} ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`, true).all(
-              tenantId,
-              ...where.params,
-              ...live.params,
-              page.size,
-              offsetOf(page),
-            ) as IndexedTuple[]);
-      return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
-    }
-    if (bound !== undefined) {
+    const bound = matchBound(query, (leaf) => {
+      const found = probed.get(leaf);
+      return found !== undefined && found <= this.broadLeaf ? found : undefined;
+    });
+    if (bound !== undefined && bound > page.size) {
       const paged = this.statement(
         `WITH page AS (SELECT t.rowid AS r, COUNT(*) OVER () AS n FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql}
           ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?)
@@ -194,17 +179,16 @@ export class SqliteTokenRepository implements TokenRepository {
         ...live.params,
       ) as { n: number }
     ).n;
-    // The page is chosen by rowid first and only its rows are read in full: the full columns include a sub-select
-    // of the token's index hashes, which SQLite would otherwise run for every match it sorts (200 of them for a
-    // customer's tokens at 10M: 0.78 → 0.44 ms).
-    const rows =
-      total <= offsetOf(page)
-        ? []
-        : (this.statement(
-            `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.rowid IN (SELECT t.rowid FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql}
-              ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?) ORDER BY t.created_at DESC, t.id DESC`,
-            true,
-          ).all(tenantId, ...where.params, ...live.params, page.size, offsetOf(page)) as IndexedTuple[]);
+    if (total <= offsetOf(page)) return { items: [], total, page: page.page, size: page.size };
+    // A page or fewer bounded matches are sorted whole. Otherwise the page is chosen by rowid first and only its rows
+    // are read in full: the full columns include a sub-select of the token's index hashes, which SQLite would
+    // otherwise run for every match it sorts (200 of them for a customer's tokens at 10M: 0.78 → 0.44 ms).
+    const matches = `FROM tokens t WHERE t.tenant_id = ? AND ${where.sql}${live.sql} ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?`;
+    const sql =
+      bound !== undefined
+        ? `SELECT ${TOKEN_COLUMNS} ${matches}`
+        : `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.rowid IN (SELECT t.rowid ${matches}) ORDER BY t.created_at DESC, t.id DESC`;
+    const rows = this.statement(sql, true).all(tenantId, ...where.params, ...live.params, page.size, offsetOf(page)) as IndexedTuple[];
     return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
   }
 
@@ -302,23 +286,4 @@ export class SqliteTokenRepository implements TokenRepository {
   async findCvcDue(now: Date, limit: number): Promise<readonly StoredToken[]> {
     return (this.cvcDue.all(now.getTime(), limit) as IndexedTuple[]).map(toStoredToken);
   }
-}
-
-/**
- * The most tokens the query can match, when something bounds it: the ids it names, or the probed count of a narrow
- * leaf (side-table entries or a container range of at most the broad-leaf threshold), alone or in an AND (the
- * smallest bound of its items); `undefined` when nothing does.
- */
-function boundOf(query: TokenQuery, probed: ReadonlyMap<ProbedLeaf, number>, broadLeaf: number): number | undefined {
-  if (query.kind === 'term' && query.field === 'id') return 1;
-  if (boundedByIds(query) && query.kind === 'or') return query.items.length;
-  if (query.kind === 'and') {
-    const bounds = query.items.map((item) => boundOf(item, probed, broadLeaf)).filter((b): b is number => b !== undefined);
-    return bounds.length > 0 ? Math.min(...bounds) : undefined;
-  }
-  if (query.kind === 'data' || query.kind === 'metadata' || query.kind === 'container') {
-    const found = probed.get(query);
-    return found !== undefined && found <= broadLeaf ? found : undefined;
-  }
-  return undefined;
 }

@@ -56,15 +56,28 @@ function sideTable(leaf: SideLeaf, tenantId: string, broad: boolean): SqlFragmen
 }
 
 /**
+ * The most tokens the query can match, when something bounds it: the ids it names (`id:…`, or an OR of at most 100
+ * ids), a leaf `leafBound` bounds (the store's probe of a narrow leaf), or an AND holding any of those (the smallest
+ * bound of its items); `undefined` when nothing does.
+ */
+export function matchBound(query: TokenQuery, leafBound: (leaf: ProbedLeaf) => number | undefined = () => undefined): number | undefined {
+  const isId = (q: TokenQuery): boolean => q.kind === 'term' && q.field === 'id';
+  if (isId(query)) return 1;
+  if (query.kind === 'or') return query.items.length <= 100 && query.items.every(isId) ? query.items.length : undefined;
+  if (query.kind === 'and') {
+    const bounds = query.items.map((item) => matchBound(item, leafBound)).filter((b): b is number => b !== undefined);
+    return bounds.length > 0 ? Math.min(...bounds) : undefined;
+  }
+  if (query.kind === 'data' || query.kind === 'metadata' || query.kind === 'container') return leafBound(query);
+  return undefined;
+}
+
+/**
  * Whether the query can match only tokens it names by id (`id:…`, an OR of ids, or an AND holding either): the
  * primary key answers it in a few seeks, less work than posting it to a search reader thread and back.
  */
 export function boundedByIds(query: TokenQuery): boolean {
-  const isId = (q: TokenQuery): boolean => q.kind === 'term' && q.field === 'id';
-  if (isId(query)) return true;
-  if (query.kind === 'or') return query.items.length <= 100 && query.items.every(isId);
-  if (query.kind === 'and') return query.items.some(boundedByIds);
-  return false;
+  return matchBound(query) !== undefined;
 }
 
 /**
