@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { chromiumSuite, launchChromium, showingPage } from './console-chromium';
-import { BIN, killServed, type Served, serveBin } from './served-bin';
+import { BIN, killServed, type Served, sendForJson, serveBin } from './served-bin';
 
 /**
  * The operator console attacked, in Debian's Chromium against the built `svc serve` (console.process.test.ts drives
@@ -47,15 +47,8 @@ suite('the console under attack, in Chromium', () => {
   let webhookId = '';
   let proxyId = '';
 
-  const api = async (key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const res = await fetch(`${served.url}${path}`, {
-      method,
-      headers: { 'SVC-API-KEY': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-  };
+  const api = (key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> =>
+    sendForJson(served.url, key, method, path, body);
   const created = async (key: string, path: string, body: unknown): Promise<Record<string, unknown>> => {
     const res = await api(key, 'POST', path, body);
     if (res.status !== 201 && res.status !== 200) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { CONSOLE_CSP } from '../src/http/pages/console-page';
-import { BIN, killServed, type Served, serveBin } from './served-bin';
+import { BIN, killServed, type Served, sendForJson, serveBin } from './served-bin';
 
 /**
  * The console in Firefox (Debian's firefox-esr, driven by puppeteer-core over WebDriver BiDi: no browser download)
@@ -37,13 +37,9 @@ suite('the console in Firefox', () => {
   let tokenId = '';
 
   const api = async (key: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
-    const res = await fetch(`${served.url}${path}`, {
-      method,
-      headers: { 'SVC-API-KEY': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const res = await sendForJson(served.url, key, method, path, body);
     expect(res.status).toBeLessThan(300);
-    return (await res.json()) as Record<string, unknown>;
+    return res.body;
   };
   const text = (): Promise<string> => page.evaluate(() => (globalThis as unknown as PageGlobals).document.body.innerText);
   /** Waits until the page shows `wanted` (the page renders after its API calls answer). */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CONSOLE_CSP } from '../src/http/pages/console-page';
 import { chromiumSuite, launchChromium, showingPage } from './console-chromium';
-import { BIN, killServed, type Served, serveBin } from './served-bin';
+import { BIN, killServed, type Served, sendForJson, serveBin } from './served-bin';
 
 /**
  * The operator console in a real browser (Debian's Chromium through playwright-core) against the built `svc serve`:
@@ -48,15 +48,8 @@ suite('the console in Chromium', () => {
   let privateKey = '';
   let tokenId = '';
 
-  const api = async (key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const res = await fetch(`${served.url}${path}`, {
-      method,
-      headers: { 'SVC-API-KEY': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-  };
+  const api = (key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> =>
+    sendForJson(served.url, key, method, path, body);
   const shot = async (name: string, options: { mask?: ReturnType<Page['locator']>[] } = {}): Promise<void> => {
     await page.screenshot({ path: join(shots, `${name}.png`), mask: options.mask, animations: 'disabled', caret: 'hide' });
   };

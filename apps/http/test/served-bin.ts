@@ -71,5 +71,11 @@ export function send(url: string, agent: Agent | false, method: string, path: st
   });
 }
 
+/** `send` on a connection of its own, the answer's body read as JSON (`{}` when empty). */
+export async function sendForJson(url: string, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const reply = await send(url, false, method, path, key, body);
+  return { status: reply.status, body: reply.body === '' ? {} : (JSON.parse(reply.body) as Record<string, unknown>) };
+}
+
 /** The management key a first start printed in its banner. */
 export const bannerKey = (output: string): string => /management key \(shown once, store it now\): (\S+)/.exec(output)![1]!;
