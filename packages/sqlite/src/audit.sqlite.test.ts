@@ -281,7 +281,7 @@ describe('the recorded chain head (migration 16)', () => {
 
     // The same file as version 15 left it: chained events, no head row (nor any table of a later migration).
     const back = openConnection(file);
-    back.exec('DROP TABLE audit_heads; DROP TABLE proxies');
+    back.exec('DROP TABLE audit_heads; DROP TABLE proxies; ALTER TABLE token_metadata DROP COLUMN created_at');
     back.pragma('user_version = 15');
     back.close();
     store = openSqliteStore({ file });

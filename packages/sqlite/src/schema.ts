@@ -252,6 +252,15 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX proxies_by_created ON proxies (tenant_id, created_at DESC, id DESC);
   `,
+  // Metadata pairs carry their token's created_at (migration 18), so a narrow pair's tokens are counted and sorted in
+  // its own entries and only a page of them is read from tokens. A pair whose token is gone (none should be: every
+  // write removes a token's pairs with it) is dropped rather than counted.
+  `
+  ALTER TABLE token_metadata ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+  UPDATE token_metadata SET created_at = COALESCE(
+    (SELECT t.created_at FROM tokens t WHERE t.tenant_id = token_metadata.tenant_id AND t.id = token_metadata.token_id), -1);
+  DELETE FROM token_metadata WHERE created_at = -1;
+  `,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */

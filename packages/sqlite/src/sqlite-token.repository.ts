@@ -37,6 +37,7 @@ export class SqliteTokenRepository implements TokenRepository {
   private readonly probeContainer: Statement;
   private readonly firstContainer: Statement;
   private readonly anyExpired: Statement;
+  private readonly metadataPage: Statement;
   /**
    * One read transaction: the probes, the containers a count expands to, the count and the page see one snapshot.
    * Made once: better-sqlite3 builds a transaction function's wrappers each time `transaction()` is called.
@@ -76,6 +77,13 @@ export class SqliteTokenRepository implements TokenRepository {
     );
     // Any token (of any tenant) expired and not yet swept: the first entry of tokens_by_expiry, one seek.
     this.anyExpired = db.prepare('SELECT 1 FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1').pluck();
+    // A page of one metadata pair's tokens, sorted in the pair's entries (each holds its token's created_at).
+    this.metadataPage = selectTokens(
+      db,
+      `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND t.id IN (SELECT m.token_id FROM token_metadata m
+        WHERE m.tenant_id = ? AND m.key = ? AND m.value = ? ORDER BY m.created_at DESC, m.token_id DESC LIMIT ? OFFSET ?)
+      ORDER BY t.created_at DESC, t.id DESC`,
+    );
     // The containers under a prefix, one index seek each: the first at or after the prefix, then the next after each.
     this.firstContainer = db
       .prepare('SELECT container FROM tokens WHERE tenant_id = ? AND container >= ? AND container < ? ORDER BY container LIMIT 1')
@@ -152,6 +160,15 @@ export class SqliteTokenRepository implements TokenRepository {
     // tokens_by_expiry, in this snapshot): then the expiry check is left out, and a count over 150,000 index entries
     // tests one term fewer on each. When it stays, it comes last: SQLite tests a scan's terms in the order written.
     const live = this.anyExpired.get(now.getTime()) === undefined ? { sql: '', params: [] } : { sql: ` AND ${LIVE}`, params: [now.getTime()] };
+    // One narrow metadata pair (a customer's tokens) when every token is live: the probe counted its entries, which
+    // are its tokens, and the page is sorted in those entries; only the page's tokens are read. Otherwise each match
+    // is a seek into tokens for its created_at (at 10M tokens, a customer's 200: 0.40 → 0.13 ms).
+    const pairCount = query.kind === 'metadata' && live.sql === '' ? probed.get(query) : undefined;
+    if (query.kind === 'metadata' && pairCount !== undefined && pairCount <= this.broadLeaf) {
+      if (pairCount <= offsetOf(page)) return { items: [], total: pairCount, page: page.page, size: page.size };
+      const rows = this.metadataPage.all(tenantId, tenantId, query.key, query.value, page.size, offsetOf(page)) as IndexedTuple[];
+      return { items: rows.map(toStoredToken), total: pairCount, page: page.page, size: page.size };
+    }
     // At most a narrow leaf's tokens match (or the ids named). Past a page of them, one pass gives the count (a window
     // over every match) and the page, instead of reading them once to count and again to sort (0.56–0.70 → 0.41 ms
     // for a customer's 200 tokens at 10M); for a page or fewer the window's temporary tables cost more than a second
