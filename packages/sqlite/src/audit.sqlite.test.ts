@@ -281,7 +281,10 @@ describe('the recorded chain head (migration 16)', () => {
 
     // The same file as version 15 left it: chained events, no head row (nor any table of a later migration).
     const back = openConnection(file);
-    back.exec('DROP TABLE audit_heads; DROP TABLE proxies; ALTER TABLE token_metadata DROP COLUMN created_at');
+    back.exec(`DROP TABLE audit_heads; DROP TABLE proxies; DROP TABLE token_metadata;
+      CREATE TABLE token_metadata (tenant_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, token_id TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, key, value, token_id)) WITHOUT ROWID;
+      CREATE INDEX token_metadata_by_token ON token_metadata (tenant_id, token_id)`);
     back.pragma('user_version = 15');
     back.close();
     store = openSqliteStore({ file });

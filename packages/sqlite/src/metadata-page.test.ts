@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StoredToken } from '@svc/core';
+import type { StoredToken, TokenQuery } from '@svc/core';
 import { aStoredToken } from '@svc/core/testing';
 import fc from 'fast-check';
 import { openConnection } from './connection';
@@ -10,10 +10,11 @@ import { openSqliteStore } from './sqlite-store';
 import { TOKEN_ROW_COLUMNS, tokenRowValues, toRow } from './token-rows';
 
 /**
- * A search for one narrow metadata pair (a customer's tokens) is counted and sorted in the pair's own entries, which
- * carry their token's created_at. The entries must follow every write: creates, metadata changed by an update (the
- * pair moves, the date stays), deletes, and a store migrated from before the column. Every total and page must be
- * the reference's, ties on created_at included, with and without expired tokens in the store.
+ * A search for one narrow metadata pair (a customer's tokens), or for a pair of one type within a date range or not,
+ * is counted and sorted in the pair's own entries, which carry their token's type and created_at. The entries must
+ * follow every write: creates, metadata changed by an update (the pair moves, the date and type stay), deletes, and a
+ * store migrated from before those columns. Every total and page must be the reference's, ties on created_at
+ * included, with and without expired tokens in the store.
  */
 const dir = mkdtempSync(join(tmpdir(), 'svc-metadata-page-'));
 const NOW = new Date('2026-01-01T00:00:00.000Z');
@@ -21,14 +22,38 @@ const EARLY = new Date('2024-06-01T00:00:00.000Z');
 const DAY = 86_400_000;
 const day = (n: number): Date => new Date(Date.UTC(2025, 0, 1) + n * DAY);
 const CUSTOMERS = ['c1', 'c2', 'c3', 'c4'];
+const TYPES = ['token', 'card_number', 'social_security_number'] as const;
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The live tokens of tenant t1 holding the pair, newest first (ties by id, descending), as the search must page them. */
-function expected(tokens: Iterable<StoredToken>, customer: string, now: Date): StoredToken[] {
+/** The live tokens of tenant t1 the query matches, newest first (ties by id, descending), as the search must page them. */
+function expected(tokens: Iterable<StoredToken>, query: TokenQuery, now: Date): StoredToken[] {
+  const matches = (q: TokenQuery, t: StoredToken): boolean => {
+    if (q.kind === 'metadata') return t.metadata[q.key] === q.value;
+    if (q.kind === 'term' && q.field === 'type') return t.type === q.value;
+    if (q.kind === 'range') {
+      const at = t.createdAt.getTime();
+      return (!q.gte || at >= q.gte.getTime()) && (!q.gt || at > q.gt.getTime()) && (!q.lte || at <= q.lte.getTime()) && (!q.lt || at < q.lt.getTime());
+    }
+    if (q.kind === 'and') return q.items.every((item) => matches(item, t));
+    throw new Error(`not generated: ${q.kind}`);
+  };
   return [...tokens]
-    .filter((t) => t.tenantId === 't1' && t.metadata.customer_id === customer && (t.expiresAt === undefined || t.expiresAt > now))
+    .filter((t) => t.tenantId === 't1' && matches(query, t) && (t.expiresAt === undefined || t.expiresAt > now))
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1));
+}
+
+/** A customer's pair alone, or with a type, or with a type and a range of days (bounds open or closed), in any order. */
+function queries(customer: string, type: string, from: number, to: number): TokenQuery[] {
+  const pair: TokenQuery = { kind: 'metadata', key: 'customer_id', value: customer };
+  const ofType: TokenQuery = { kind: 'term', field: 'type', value: type };
+  return [
+    pair,
+    { kind: 'and', items: [pair, ofType] },
+    { kind: 'and', items: [ofType, { kind: 'range', field: 'created_at', gte: day(from), lte: day(to) }, pair] },
+    { kind: 'and', items: [{ kind: 'range', field: 'created_at', gt: day(from), lt: day(to) }, pair, ofType] },
+    { kind: 'and', items: [pair, ofType, { kind: 'range', field: 'created_at', gte: day(from) }] },
+  ];
 }
 
 type Step = { kind: 'move'; index: number; customer: string } | { kind: 'delete'; index: number };
@@ -44,12 +69,21 @@ describe('a search for one metadata pair', () => {
   it('pages and counts as the reference after creates, metadata changes and deletes (seeded)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ customer: fc.constantFrom(...CUSTOMERS), day: fc.nat({ max: 9 }), expires: fc.option(fc.nat({ max: 600 }), { nil: undefined }), other: fc.boolean() }), {
-          minLength: 1,
-          maxLength: 60,
-        }),
+        fc.array(
+          fc.record({
+            customer: fc.constantFrom(...CUSTOMERS),
+            type: fc.constantFrom(...TYPES),
+            day: fc.nat({ max: 9 }),
+            expires: fc.option(fc.nat({ max: 600 }), { nil: undefined }),
+            other: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 60 },
+        ),
         fc.array(step, { maxLength: 20 }),
-        async (specs, steps) => {
+        fc.constantFrom(...TYPES),
+        fc.nat({ max: 9 }),
+        fc.nat({ max: 9 }),
+        async (specs, steps, type, from, span) => {
           const store = openSqliteStore({ file: join(dir, `run-${run++}.db`), writerThread: false });
           try {
             const live = new Map<string, StoredToken>();
@@ -58,6 +92,7 @@ describe('a search for one metadata pair', () => {
                 .inTenant(spec.other ? 'other' : 't1')
                 .with({
                   id: `tok-${String(i).padStart(3, '0')}`,
+                  type: spec.type,
                   // Ten days for up to sixty tokens: many share a created_at, and the id breaks the tie.
                   createdAt: day(spec.day),
                   metadata: { customer_id: spec.customer, plan: 'gold' },
@@ -82,10 +117,10 @@ describe('a search for one metadata pair', () => {
             }
             // At EARLY nothing has expired (the pair's entries answer); at NOW some may have (the general plan does).
             for (const now of [EARLY, NOW]) {
-              for (const customer of [...CUSTOMERS, 'c9', 'nobody']) {
-                const all = expected(live.values(), customer, now);
+              for (const query of [...CUSTOMERS, 'c9', 'nobody'].flatMap((customer) => queries(customer, type, from, from + span))) {
+                const all = expected(live.values(), query, now);
                 for (const [pageNumber, size] of [[1, 1], [1, 7], [2, 7], [3, 5], [1, 100], [9, 10]] as const) {
-                  const page = await store.tokens.search('t1', { kind: 'metadata', key: 'customer_id', value: customer }, { page: pageNumber, size }, now);
+                  const page = await store.tokens.search('t1', query, { page: pageNumber, size }, now);
                   expect(page.total).toBe(all.length);
                   expect(page.items.map((t) => t.id)).toEqual(all.slice((pageNumber - 1) * size, pageNumber * size).map((t) => t.id));
                   expect(page.items.map((t) => t.metadata)).toEqual(all.slice((pageNumber - 1) * size, pageNumber * size).map((t) => t.metadata));
@@ -101,7 +136,7 @@ describe('a search for one metadata pair', () => {
     );
   });
 
-  it('gives pairs stored before the column their token’s created_at, and drops pairs whose token is gone', async () => {
+  it('gives pairs stored before the columns their token’s type and created_at, and drops pairs whose token is gone', async () => {
     const file = join(dir, 'before-created-at.db');
     const old = openConnection(file);
     migrate(old, 17);
@@ -110,7 +145,7 @@ describe('a search for one metadata pair', () => {
     const tokens = [3, 1, 2, 1].map((d, i) =>
       aStoredToken()
         .inTenant('t1')
-        .with({ id: `old-${i}`, createdAt: day(d), metadata: { customer_id: 'c1' } })
+        .with({ id: `old-${i}`, type: TYPES[i % 2]!, createdAt: day(d), metadata: { customer_id: 'c1' } })
         .build(),
     );
     for (const token of tokens) {
@@ -125,9 +160,16 @@ describe('a search for one metadata pair', () => {
       const page = await store.tokens.search('t1', { kind: 'metadata', key: 'customer_id', value: 'c1' }, { page: 1, size: 3 }, EARLY);
       expect(page.total).toBe(4);
       expect(page.items.map((t) => t.id)).toEqual(['old-0', 'old-2', 'old-3']);
-      expect(store.db.prepare("SELECT token_id, created_at FROM token_metadata WHERE tenant_id = 't1' ORDER BY token_id").all()).toEqual(
-        tokens.map((t) => ({ token_id: t.id, created_at: t.createdAt.getTime() })).sort((a, b) => (a.token_id < b.token_id ? -1 : 1)),
+      expect(store.db.prepare("SELECT token_id, type, created_at FROM token_metadata WHERE tenant_id = 't1' ORDER BY token_id").all()).toEqual(
+        tokens.map((t) => ({ token_id: t.id, type: t.type, created_at: t.createdAt.getTime() })).sort((a, b) => (a.token_id < b.token_id ? -1 : 1)),
       );
+      const ofType = await store.tokens.search(
+        't1',
+        { kind: 'and', items: [{ kind: 'term', field: 'type', value: tokens[2]!.type }, { kind: 'metadata', key: 'customer_id', value: 'c1' }] },
+        { page: 1, size: 10 },
+        EARLY,
+      );
+      expect(ofType.items.map((t) => t.id)).toEqual(expected(tokens, { kind: 'metadata', key: 'customer_id', value: 'c1' }, EARLY).filter((t) => t.type === tokens[2]!.type).map((t) => t.id));
     } finally {
       await store.close();
     }

@@ -252,14 +252,27 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX proxies_by_created ON proxies (tenant_id, created_at DESC, id DESC);
   `,
-  // Metadata pairs carry their token's created_at (migration 18), so a narrow pair's tokens are counted and sorted in
-  // its own entries and only a page of them is read from tokens. A pair whose token is gone (none should be: every
-  // write removes a token's pairs with it) is dropped rather than counted.
+  // Metadata pairs sorted by their token's type and created_at (migration 18): a narrow pair's tokens are counted and
+  // sorted in its own entries, and a pair with a type and a date range is one range of them (a count reads only the
+  // matches, no token row). The table is rebuilt in its new order; a pair whose token is gone (none should be: every
+  // write removes a token's pairs with it) is left behind. The planner statistics describe the new key.
   `
-  ALTER TABLE token_metadata ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
-  UPDATE token_metadata SET created_at = COALESCE(
-    (SELECT t.created_at FROM tokens t WHERE t.tenant_id = token_metadata.tenant_id AND t.id = token_metadata.token_id), -1);
-  DELETE FROM token_metadata WHERE created_at = -1;
+  CREATE TABLE token_metadata_sorted (
+    tenant_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, type TEXT NOT NULL, created_at INTEGER NOT NULL,
+    token_id TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, key, value, type, created_at, token_id)
+  ) WITHOUT ROWID;
+  INSERT INTO token_metadata_sorted (tenant_id, key, value, type, created_at, token_id)
+    SELECT m.tenant_id, m.key, m.value, t.type, t.created_at, m.token_id
+    FROM token_metadata m JOIN tokens t ON t.tenant_id = m.tenant_id AND t.id = m.token_id
+    ORDER BY 1, 2, 3, 4, 5, 6;
+  DROP TABLE token_metadata;
+  ALTER TABLE token_metadata_sorted RENAME TO token_metadata;
+  CREATE INDEX token_metadata_by_token ON token_metadata (tenant_id, token_id);
+  DELETE FROM sqlite_stat1 WHERE tbl IN ('token_metadata', 'token_metadata_sorted');
+  INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES
+    ('token_metadata', 'token_metadata', '2000000 2000000 200000 20 10 1 1'),
+    ('token_metadata', 'token_metadata_by_token', '2000000 2000000 2');
   `,
 ];
 

@@ -15,7 +15,7 @@ import type {
   WriteEffects,
 } from '@svc/core';
 import { offsetOf, tokenExpiryEffects } from '@svc/core';
-import { boundedByIds, compileTokenQuery, matchBound, type ProbedLeaf, prefixEnd } from './token-query-sql';
+import { boundedByIds, compileTokenQuery, matchBound, pairEntries, pairOfType, type ProbedLeaf, prefixEnd, type SqlFragment } from './token-query-sql';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toStoredToken } from './token-rows';
 import type { TokenWriter } from './write-queue';
 import type { SearchReaders } from './search-readers';
@@ -37,7 +37,6 @@ export class SqliteTokenRepository implements TokenRepository {
   private readonly probeContainer: Statement;
   private readonly firstContainer: Statement;
   private readonly anyExpired: Statement;
-  private readonly metadataPage: Statement;
   /**
    * One read transaction: the probes, the containers a count expands to, the count and the page see one snapshot.
    * Made once: better-sqlite3 builds a transaction function's wrappers each time `transaction()` is called.
@@ -77,13 +76,6 @@ export class SqliteTokenRepository implements TokenRepository {
     );
     // Any token (of any tenant) expired and not yet swept: the first entry of tokens_by_expiry, one seek.
     this.anyExpired = db.prepare('SELECT 1 FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1').pluck();
-    // A page of one metadata pair's tokens, sorted in the pair's entries (each holds its token's created_at).
-    this.metadataPage = selectTokens(
-      db,
-      `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND t.id IN (SELECT m.token_id FROM token_metadata m
-        WHERE m.tenant_id = ? AND m.key = ? AND m.value = ? ORDER BY m.created_at DESC, m.token_id DESC LIMIT ? OFFSET ?)
-      ORDER BY t.created_at DESC, t.id DESC`,
-    );
     // The containers under a prefix, one index seek each: the first at or after the prefix, then the next after each.
     this.firstContainer = db
       .prepare('SELECT container FROM tokens WHERE tenant_id = ? AND container >= ? AND container < ? ORDER BY container LIMIT 1')
@@ -142,6 +134,19 @@ export class SqliteTokenRepository implements TokenRepository {
 
   /** Runs inside `searchInSnapshot`'s read transaction. */
   private searchSnapshot(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Page<StoredToken> {
+    // Every token is live unless one has expired and the sweeper has not removed it yet (one seek of
+    // tokens_by_expiry, in this snapshot): then the expiry check is left out, and a count over 150,000 index entries
+    // tests one term fewer on each. When it stays, it comes last: SQLite tests a scan's terms in the order written.
+    const live = this.anyExpired.get(now.getTime()) === undefined ? { sql: '', params: [] } : { sql: ` AND ${LIVE}`, params: [now.getTime()] };
+    // A metadata pair of one type, within a date range or not, when every token is live: one range of the pair's
+    // entries (sorted by type and created_at) is every match, counted there without reading a token (at 10M, 51,147
+    // gold-plan SSNs of two weeks: 13 ms of testing 153,440 SSNs' metadata against 1.6 ms).
+    const ofType = live.sql === '' ? pairOfType(query) : undefined;
+    if (ofType) {
+      const entries = pairEntries(tenantId, ofType);
+      const total = (this.statement(`SELECT COUNT(*) AS n FROM token_metadata m WHERE ${entries.sql}`).get(...entries.params) as { n: number }).n;
+      return this.pairPage(tenantId, entries, total, page);
+    }
     // Each probed leaf's bounded count of matches (at most the broad-leaf threshold + 1).
     const probed = new Map<ProbedLeaf, number>();
     const isBroad = (leaf: ProbedLeaf): boolean => {
@@ -156,18 +161,12 @@ export class SqliteTokenRepository implements TokenRepository {
       [...probed].some(([leaf, found]) => found > this.broadLeaf && leaf.kind === 'container' && leaf.prefix) &&
       [...probed.values()].every((found) => found > this.broadLeaf);
     const counted = expand ? compileTokenQuery(query, tenantId, isBroad, (prefix) => this.containersUnder(tenantId, prefix)) : where;
-    // Every token is live unless one has expired and the sweeper has not removed it yet (one seek of
-    // tokens_by_expiry, in this snapshot): then the expiry check is left out, and a count over 150,000 index entries
-    // tests one term fewer on each. When it stays, it comes last: SQLite tests a scan's terms in the order written.
-    const live = this.anyExpired.get(now.getTime()) === undefined ? { sql: '', params: [] } : { sql: ` AND ${LIVE}`, params: [now.getTime()] };
     // One narrow metadata pair (a customer's tokens) when every token is live: the probe counted its entries, which
     // are its tokens, and the page is sorted in those entries; only the page's tokens are read. Otherwise each match
     // is a seek into tokens for its created_at (at 10M tokens, a customer's 200: 0.40 → 0.13 ms).
     const pairCount = query.kind === 'metadata' && live.sql === '' ? probed.get(query) : undefined;
     if (query.kind === 'metadata' && pairCount !== undefined && pairCount <= this.broadLeaf) {
-      if (pairCount <= offsetOf(page)) return { items: [], total: pairCount, page: page.page, size: page.size };
-      const rows = this.metadataPage.all(tenantId, tenantId, query.key, query.value, page.size, offsetOf(page)) as IndexedTuple[];
-      return { items: rows.map(toStoredToken), total: pairCount, page: page.page, size: page.size };
+      return this.pairPage(tenantId, pairEntries(tenantId, query), pairCount, page);
     }
     // At most a narrow leaf's tokens match (or the ids named). Past a page of them, one pass gives the count (a window
     // over every match) and the page, instead of reading them once to count and again to sort (0.56–0.70 → 0.41 ms
@@ -206,6 +205,17 @@ export class SqliteTokenRepository implements TokenRepository {
         ? `SELECT ${TOKEN_COLUMNS} ${matches}`
         : `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.rowid IN (SELECT t.rowid ${matches}) ORDER BY t.created_at DESC, t.id DESC`;
     const rows = this.statement(sql, true).all(tenantId, ...where.params, ...live.params, page.size, offsetOf(page)) as IndexedTuple[];
+    return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
+  }
+
+  /** A page of the tokens of a pair's `entries` (`total` of them), newest first: sorted in the entries, then read. */
+  private pairPage(tenantId: string, entries: SqlFragment, total: number, page: PageRequest): Page<StoredToken> {
+    if (total <= offsetOf(page)) return { items: [], total, page: page.page, size: page.size };
+    const rows = this.statement(
+      `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND t.id IN (SELECT m.token_id FROM token_metadata m
+        WHERE ${entries.sql} ORDER BY m.created_at DESC, m.token_id DESC LIMIT ? OFFSET ?) ORDER BY t.created_at DESC, t.id DESC`,
+      true,
+    ).all(tenantId, ...entries.params, page.size, offsetOf(page)) as IndexedTuple[];
     return { items: rows.map(toStoredToken), total, page: page.page, size: page.size };
   }
 

@@ -146,3 +146,43 @@ export function compileTokenQuery(
     }
   }
 }
+
+/** `metadata.k:v AND type:t`, with at most one `created_at` range beside them: one range of `token_metadata`'s key. */
+export interface PairOfType {
+  readonly key: string;
+  readonly value: string;
+  readonly type: string;
+  readonly range?: Extract<TokenQuery, { kind: 'range' }>;
+}
+
+/** The query as a {@link PairOfType} when that is all it is (its items in any order); `undefined` otherwise. */
+export function pairOfType(query: TokenQuery): PairOfType | undefined {
+  if (query.kind !== 'and' || query.items.length > 3) return undefined;
+  let pair: Extract<TokenQuery, { kind: 'metadata' }> | undefined;
+  let type: string | undefined;
+  let range: Extract<TokenQuery, { kind: 'range' }> | undefined;
+  for (const item of query.items) {
+    if (item.kind === 'metadata' && !pair) pair = item;
+    else if (item.kind === 'term' && item.field === 'type' && type === undefined) type = item.value;
+    else if (item.kind === 'range' && item.field === 'created_at' && !range) range = item;
+    else return undefined;
+  }
+  return pair && type !== undefined ? { key: pair.key, value: pair.value, type, ...(range ? { range } : {}) } : undefined;
+}
+
+/** The pair's entries in `token_metadata m` (of one type when given, within the range when given). */
+export function pairEntries(tenantId: string, pair: { key: string; value: string; type?: string; range?: Extract<TokenQuery, { kind: 'range' }> }): SqlFragment {
+  let sql = 'm.tenant_id = ? AND m.key = ? AND m.value = ?';
+  const params: unknown[] = [tenantId, pair.key, pair.value];
+  if (pair.type !== undefined) {
+    sql += ' AND m.type = ?';
+    params.push(pair.type);
+  }
+  for (const [op, bound] of [['>=', pair.range?.gte], ['>', pair.range?.gt], ['<=', pair.range?.lte], ['<', pair.range?.lt]] as const) {
+    if (bound !== undefined) {
+      sql += ` AND m.created_at ${op} ?`;
+      params.push(bound.getTime());
+    }
+  }
+  return { sql, params };
+}

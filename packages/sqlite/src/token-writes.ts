@@ -89,7 +89,9 @@ export class TokenWrites {
       `INSERT INTO tokens (${TOKEN_ROW_COLUMNS.join(', ')}) VALUES (${TOKEN_ROW_COLUMNS.map(() => '?').join(', ')})`,
     );
     this.insertHash = db.prepare('INSERT OR IGNORE INTO token_index_hashes (tenant_id, hash, token_id) VALUES (?, ?, ?)');
-    this.insertMetadata = db.prepare('INSERT OR IGNORE INTO token_metadata (tenant_id, key, value, token_id, created_at) VALUES (?, ?, ?, ?, ?)');
+    this.insertMetadata = db.prepare(
+      'INSERT OR IGNORE INTO token_metadata (tenant_id, key, value, type, created_at, token_id) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     this.deleteHashes = db.prepare('DELETE FROM token_index_hashes WHERE tenant_id = ? AND token_id = ?');
     this.deleteMetadata = db.prepare('DELETE FROM token_metadata WHERE tenant_id = ? AND token_id = ?');
     this.deleteRow = db.prepare('DELETE FROM tokens WHERE tenant_id = ? AND id = ?');
@@ -235,7 +237,7 @@ export class TokenWrites {
   private insertSideRows(token: StoredToken): void {
     for (const hash of token.indexHashes) this.insertHash.run(token.tenantId, hash, token.id);
     for (const [key, value] of Object.entries(token.metadata)) {
-      this.insertMetadata.run(token.tenantId, key.toLowerCase(), value.toLowerCase(), token.id, token.createdAt.getTime());
+      this.insertMetadata.run(token.tenantId, key.toLowerCase(), value.toLowerCase(), token.type, token.createdAt.getTime(), token.id);
     }
   }
 }
