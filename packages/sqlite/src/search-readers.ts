@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { TokenCommits } from './token-commits';
 import type { KeysetPage, KeysetRequest, Page, PageRequest, StoredToken, TokenQuery } from '@svc/core';
 
 /** What a reader answers: a page of `search`, or of `searchAfter`. */
@@ -29,9 +28,9 @@ export class SearchReaders {
   private readonly waiters = new Map<number, Waiter & { slot: number }>();
   private seq = 0;
 
-  constructor(file: string, script: string, size: number, broadLeaf: number, commits: TokenCommits, snapshotMs?: number) {
+  constructor(file: string, script: string, size: number, broadLeaf: number) {
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(script, { workerData: { file, broadLeaf, commits: commits.buffer, snapshotMs } });
+      const worker = new Worker(script, { workerData: { file, broadLeaf } });
       worker.unref();
       worker.on('message', (reply: { seq: number; page?: ReaderPage; error?: string }) => this.settle(reply));
       worker.on('error', (error) => this.failSlot(i, error));

@@ -7,7 +7,6 @@ import { migrate } from './schema';
 import { ThreadTokenWriter, workerScript } from './thread-writer';
 import type { TokenWriter } from './write-queue';
 import { readerScript, SearchReaders } from './search-readers';
-import { TokenCommits } from './token-commits';
 import { Checkpointer, checkpointScript, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer';
 import { SqliteApplicationRepository } from './sqlite-application.repository';
 import { SqliteDataKeyRepository } from './sqlite-data-key.repository';
@@ -40,11 +39,6 @@ export interface SqliteStoreOptions {
   readonly writerThread?: boolean;
   /** Searches run on this many reader threads with their own connections (default 0: on this thread). */
   readonly searchReaders?: number;
-  /**
-   * The longest a search reader keeps one read snapshot while no token write commits (default 200 ms; see
-   * TokenCommits). Tests lengthen it to observe the snapshot.
-   */
-  readonly readerSnapshotMs?: number;
   /**
    * Claims the file for this process alone (default false): `svc serve` and `svc keys rotate` open it so, and a
    * second such opener fails at once (two servers would contend for one writer; a rotation under a running server
@@ -141,12 +135,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     // With a writer thread, checkpoints run on a thread of their own, so commits never wait behind one.
     const checkpoints = script ? checkpointScript() : undefined;
     const checkpointer = checkpoints ? new Checkpointer(options.file, checkpoints) : undefined;
-    const commits = new TokenCommits();
-    const writer = script
-      ? new ThreadTokenWriter(options.file, script, checkpointer ? WRITER_AUTOCHECKPOINT_PAGES : undefined, commits)
-      : new InProcessTokenWriter(db, commits);
+    const writer = script ? new ThreadTokenWriter(options.file, script, checkpointer ? WRITER_AUTOCHECKPOINT_PAGES : undefined) : new InProcessTokenWriter(db);
     const readerFile = (options.searchReaders ?? 0) > 0 ? readerScript() : undefined;
-    const readers = readerFile ? new SearchReaders(options.file, readerFile, options.searchReaders!, options.broadLeafThreshold ?? 2_000, commits, options.readerSnapshotMs) : undefined;
+    const readers = readerFile ? new SearchReaders(options.file, readerFile, options.searchReaders!, options.broadLeafThreshold ?? 2_000) : undefined;
     return new SqliteStore(db, writer, options.broadLeafThreshold, readers, claim, checkpointer);
   } catch (error) {
     if (db?.open) db.close();

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { TokenCommits } from './token-commits';
 import type { TokenWrite } from './token-writes';
 import { BatchingWriter } from './write-queue';
 
@@ -32,10 +31,10 @@ export class ThreadTokenWriter extends BatchingWriter {
   private exited: Error | undefined;
 
   /** `autocheckpoint`: WAL pages after which a commit checkpoints (SQLite's default 1,000 when a checkpointer is absent). */
-  constructor(file: string, script: string, autocheckpoint?: number, commits?: TokenCommits) {
+  constructor(file: string, script: string, autocheckpoint?: number) {
     // One batch in flight (ADR 2, amended): what queues meanwhile goes as one larger batch, sharing one commit.
     super(1);
-    this.worker = new Worker(script, { workerData: { file, autocheckpoint, commits: commits?.buffer } });
+    this.worker = new Worker(script, { workerData: { file, autocheckpoint } });
     // An idle writer must not keep the process alive (a store someone forgot to close); a busy one must.
     this.worker.unref();
     this.worker.on('message', (reply: Reply) => {

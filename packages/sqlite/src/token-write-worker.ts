@@ -1,15 +1,13 @@
 import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './connection';
-import { TokenCommits } from './token-commits';
 import { applyBatch, type TokenWrite, TokenWrites } from './token-writes';
 
 /**
  * The writer thread: its own connection to the file, committing the batches the main thread posts. The main thread
  * keeps serving requests while this one waits for fsync.
  */
-const { file, autocheckpoint = 1000, commits: counted } = workerData as { file: string; autocheckpoint?: number; commits?: SharedArrayBuffer };
-const commits = counted ? new TokenCommits(counted) : undefined;
+const { file, autocheckpoint = 1000 } = workerData as { file: string; autocheckpoint?: number };
 const db = openConnection(file);
 db.exec('ANALYZE sqlite_schema');
 // Each write runs in a savepoint, whose journal of the pages it changes spills to a temporary file past 64 KiB: a
@@ -71,7 +69,7 @@ parentPort!.on('message', (message: { seq: number; batch?: TokenWrite[]; close?:
     return;
   }
   try {
-    const outcomes = applyBatch(db, writes, message.batch!, commits).map((o) => (o.ok ? o : { ok: false, value: serializable(o.value) }));
+    const outcomes = applyBatch(db, writes, message.batch!).map((o) => (o.ok ? o : { ok: false, value: serializable(o.value) }));
     parentPort!.postMessage({ seq: message.seq, outcomes });
   } catch (error) {
     parentPort!.postMessage({ seq: message.seq, failed: serializable(error) });

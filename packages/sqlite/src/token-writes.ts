@@ -13,7 +13,6 @@ import type {
 import { tokenExpiryEffects } from '@svc/core';
 import { AuditChainWrites } from './audit-chain-writes';
 import { EffectWrites } from './effect-writes';
-import { changesTokens, type TokenCommits } from './token-commits';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, TOKEN_ROW_COLUMNS, tokenRowValues, toRow, toStoredToken } from './token-rows';
 
 /** A token the sweeper read as expired: removed only if it still is, and as it was read. */
@@ -254,16 +253,7 @@ class WriteThrew {
  * it included); when one throws, that transaction is rolled back whole and the batch runs again with a savepoint
  * per write.
  */
-export function applyBatch(db: Database, writes: TokenWrites, batch: readonly TokenWrite[], commits?: TokenCommits): Array<{ ok: boolean; value: unknown }> {
-  try {
-    return applyBatchOnce(db, writes, batch);
-  } finally {
-    // Counted before the outcomes go back to be acknowledged (and when the batch failed too: counting more is safe).
-    if (commits && batch.some(changesTokens)) commits.committed();
-  }
-}
-
-function applyBatchOnce(db: Database, writes: TokenWrites, batch: readonly TokenWrite[]): Array<{ ok: boolean; value: unknown }> {
+export function applyBatch(db: Database, writes: TokenWrites, batch: readonly TokenWrite[]): Array<{ ok: boolean; value: unknown }> {
   try {
     return db
       .transaction(() =>
