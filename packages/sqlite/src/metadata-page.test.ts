@@ -5,7 +5,7 @@ import type { StoredToken, TokenQuery } from '@svc/core';
 import { aStoredToken } from '@svc/core/testing';
 import fc from 'fast-check';
 import { openConnection } from './connection';
-import { migrate } from './schema';
+import { migrate, SCHEMA_VERSION } from './schema';
 import { openSqliteStore } from './sqlite-store';
 import { TOKEN_ROW_COLUMNS, tokenRowValues, toRow } from './token-rows';
 
@@ -134,6 +134,39 @@ describe('a search for one metadata pair', () => {
       ),
       { seed: 4_242, numRuns: 30 },
     );
+  });
+
+  it('follows a token whose update changes its type, on both plans', async () => {
+    const store = openSqliteStore({ file: join(dir, 'retyped.db'), writerThread: false });
+    try {
+      const token = aStoredToken().inTenant('t1').with({ type: 'token', metadata: { customer_id: 'c1' } }).build();
+      await store.tokens.create(token, { deduplicate: false, now: EARLY });
+      const current = (await store.tokens.findById('t1', token.id, EARLY))!;
+      expect((await store.tokens.update({ ...current, type: 'card_number' }, EARLY)).status).toBe('updated');
+      const pair: TokenQuery = { kind: 'metadata', key: 'customer_id', value: 'c1' };
+      for (const [type, found] of [['card_number', 1], ['token', 0]] as const) {
+        const ofType: TokenQuery = { kind: 'term', field: 'type', value: type };
+        // The pair-of-type range, and the general plan (a container leaf beside it).
+        for (const query of [{ kind: 'and', items: [pair, ofType] }, { kind: 'and', items: [pair, ofType, { kind: 'container', path: '/', prefix: true }] }] as TokenQuery[]) {
+          const page = await store.tokens.search('t1', query, { page: 1, size: 5 }, EARLY);
+          expect({ type, total: page.total, types: page.items.map((t) => t.type) }).toEqual({ type, total: found, types: found ? [type] : [] });
+        }
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses a store that a newer svc migrated, and leaves it as it was', async () => {
+    const file = join(dir, 'newer.db');
+    await openSqliteStore({ file, writerThread: false }).close();
+    const db = openConnection(file);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(() => openSqliteStore({ file, writerThread: false })).toThrow(/migrated by a newer svc \(schema version \d+; this svc knows up to \d+\)/);
+    const after = openConnection(file);
+    expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION + 1);
+    after.close();
   });
 
   it('gives pairs stored before the columns their token’s type and created_at, and drops pairs whose token is gone', async () => {

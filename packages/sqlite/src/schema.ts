@@ -287,12 +287,24 @@ export const DATA_MIGRATIONS: Readonly<Record<number, (db: Database) => void>> =
   },
 };
 
+/** The store was migrated by a newer svc than this one. */
+export class StoreTooNewError extends Error {
+  override readonly name = 'StoreTooNewError';
+
+  constructor(readonly version: number) {
+    super(`the store was migrated by a newer svc (schema version ${version}; this svc knows up to ${MIGRATIONS.length}): run that version, or restore a backup made before the upgrade`);
+  }
+}
+
 /** The `user_version` of a store this svc has migrated: backups made by a newer svc are refused on restore. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** Brings the schema to `target` (default: the latest); tests stop earlier to build a file as an older svc left it. */
 export function migrate(db: Database, target = MIGRATIONS.length): void {
   const current = db.pragma('user_version', { simple: true }) as number;
+  // A store a newer svc migrated has tables this one would write wrongly (a metadata pair without its type is dropped
+  // by INSERT OR IGNORE, silently): refused, as a restore refuses such a backup.
+  if (current > MIGRATIONS.length) throw new StoreTooNewError(current);
   for (let version = current; version < target; version++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[version]!);

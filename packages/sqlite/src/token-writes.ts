@@ -96,7 +96,8 @@ export class TokenWrites {
     this.deleteRow = db.prepare('DELETE FROM tokens WHERE tenant_id = ? AND id = ?');
     this.deleteExpiredRow = db.prepare(`DELETE FROM tokens WHERE tenant_id = ? AND id = ? AND version = ? AND created_at = ?
       AND expires_at IS NOT NULL AND expires_at <= ?`);
-    this.replaceRow = db.prepare(`UPDATE tokens SET sealed_data = @sealed_data, mask = @mask, container = @container,
+    // The type too, though the use cases never change it: the metadata pairs are written with the token's type.
+    this.replaceRow = db.prepare(`UPDATE tokens SET type = @type, sealed_data = @sealed_data, mask = @mask, container = @container,
       containers = @containers, metadata = @metadata, search_indexes = @search_indexes,
       fingerprint_expression = @fingerprint_expression, fingerprint = @fingerprint, deduplicate_token = @deduplicate_token,
       modified_by = @modified_by, modified_at = @modified_at, expires_at = @expires_at, cvc_expires_at = @cvc_expires_at,
