@@ -118,15 +118,8 @@ export function compileTokenQuery(
     }
     case 'range': {
       const column = DATES[query.field];
-      const parts = [`${column} IS NOT NULL`];
-      const params: number[] = [];
-      for (const [op, bound] of [['>=', query.gte], ['>', query.gt], ['<=', query.lte], ['<', query.lt]] as const) {
-        if (bound !== undefined) {
-          parts.push(`${column} ${op} ?`);
-          params.push(bound.getTime());
-        }
-      }
-      return { sql: `(${parts.join(' AND ')})`, params };
+      const bounds = rangeBounds(column, query);
+      return { sql: `(${[`${column} IS NOT NULL`, ...bounds.terms].join(' AND ')})`, params: bounds.params };
     }
     case 'or': {
       // Terms of one field ORed together (`?id=a&id=b…`) become one IN list: indexable, and no deep expression tree.
@@ -178,11 +171,23 @@ export function pairEntries(tenantId: string, pair: { key: string; value: string
     sql += ' AND m.type = ?';
     params.push(pair.type);
   }
-  for (const [op, bound] of [['>=', pair.range?.gte], ['>', pair.range?.gt], ['<=', pair.range?.lte], ['<', pair.range?.lt]] as const) {
+  if (pair.range) {
+    const bounds = rangeBounds('m.created_at', pair.range);
+    for (const term of bounds.terms) sql += ` AND ${term}`;
+    params.push(...bounds.params);
+  }
+  return { sql, params };
+}
+
+/** A date range's bounds on `column`: one `column op ?` term and its time in ms for each bound given. */
+function rangeBounds(column: string, range: Extract<TokenQuery, { kind: 'range' }>): { terms: string[]; params: number[] } {
+  const terms: string[] = [];
+  const params: number[] = [];
+  for (const [op, bound] of [['>=', range.gte], ['>', range.gt], ['<=', range.lte], ['<', range.lt]] as const) {
     if (bound !== undefined) {
-      sql += ` AND m.created_at ${op} ?`;
+      terms.push(`${column} ${op} ?`);
       params.push(bound.getTime());
     }
   }
-  return { sql, params };
+  return { terms, params };
 }
