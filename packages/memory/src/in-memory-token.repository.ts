@@ -14,8 +14,7 @@ import type {
   WrappedDataKey,
 } from '@svc/core';
 import { newestFirst, paginate } from './paginate';
-import { matchesQuery } from './token-predicate';
-import { isAfterPosition, isTokenExpired, tokenExpiryEffects, type KeysetPage, type KeysetRequest } from '@svc/core';
+import { isAfterPosition, isTokenExpired, matchesQuery, tokenExpiryEffects, type KeysetPage, type KeysetRequest } from '@svc/core';
 
 const keyOf = (tenantId: string, id: string): string => `${tenantId}\u0000${id}`;
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StoredToken, TokenQuery } from '@svc/core';
+import { matchesQuery, type StoredToken, type TokenQuery } from '@svc/core';
 import { aStoredToken } from '@svc/core/testing';
 import fc from 'fast-check';
 import { openConnection } from './connection';
@@ -28,18 +28,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The live tokens of tenant t1 the query matches, newest first (ties by id, descending), as the search must page them. */
 function expected(tokens: Iterable<StoredToken>, query: TokenQuery, now: Date): StoredToken[] {
-  const matches = (q: TokenQuery, t: StoredToken): boolean => {
-    if (q.kind === 'metadata') return t.metadata[q.key] === q.value;
-    if (q.kind === 'term' && q.field === 'type') return t.type === q.value;
-    if (q.kind === 'range') {
-      const at = t.createdAt.getTime();
-      return (!q.gte || at >= q.gte.getTime()) && (!q.gt || at > q.gt.getTime()) && (!q.lte || at <= q.lte.getTime()) && (!q.lt || at < q.lt.getTime());
-    }
-    if (q.kind === 'and') return q.items.every((item) => matches(item, t));
-    throw new Error(`not generated: ${q.kind}`);
-  };
   return [...tokens]
-    .filter((t) => t.tenantId === 't1' && matches(query, t) && (t.expiresAt === undefined || t.expiresAt > now))
+    .filter((t) => t.tenantId === 't1' && matchesQuery(t, query) && (t.expiresAt === undefined || t.expiresAt > now))
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1));
 }
 

@@ -2,3 +2,4 @@ export type { DateBounds, DateQueryField, TermQueryField, TokenQuery } from './t
 export { MAX_QUERY_LENGTH, parseTokenQuery } from './parse-query';
 export { accessScope, andAll } from './access-scope';
 export { blindQuery } from './blind-query';
+export { matchesQuery } from './token-predicate';

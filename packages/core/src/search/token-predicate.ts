@@ -1,4 +1,5 @@
-import type { StoredToken, TokenQuery } from '@svc/core';
+import type { StoredToken } from '../tokens/token';
+import type { TokenQuery } from './token-query';
 
 type RangeQuery = Extract<TokenQuery, { kind: 'range' }>;
 
@@ -28,7 +29,10 @@ function termValue(token: StoredToken, field: Extract<TokenQuery, { kind: 'term'
   }
 }
 
-/** The memory store's query compiler: a predicate over stored tokens, with the same semantics as the SQL one. */
+/**
+ * A query's meaning over one stored token: the memory store's query compiler, and the reference that the other stores'
+ * query plans are tested against. Expiry and tenant are the caller's to check.
+ */
 export function matchesQuery(token: StoredToken, query: TokenQuery): boolean {
   switch (query.kind) {
     case 'all':
