@@ -91,7 +91,7 @@ export class SqliteTokenRepository implements TokenRepository {
   create(token: StoredToken, options: { deduplicate: boolean; now: Date; effects?: WriteEffects | undefined }): Promise<CreateTokenOutcome> {
     const { deduplicate, now, effects } = options;
     if (effects && this.courier.needs(token.tenantId)) return this.withKeys(token.tenantId, () => this.create(token, options));
-    return this.writer.run({ op: 'create', token, deduplicate, now: now.getTime(), ...(effects ? { effects } : {}) }) as Promise<CreateTokenOutcome>;
+    return this.writer.run({ op: 'create', token, deduplicate, now: now.getTime(), effects }) as Promise<CreateTokenOutcome>;
   }
 
   /** One write of the queue, run in one savepoint of its batch's transaction: all stored, or none. */
@@ -119,12 +119,12 @@ export class SqliteTokenRepository implements TokenRepository {
   /** Compare-and-set inside the writer's transaction: `UPDATE … WHERE version = ?` matches the row only as it was read. */
   update(token: StoredToken, now: Date, effects?: WriteEffects): Promise<UpdateTokenOutcome> {
     if (effects && this.courier.needs(token.tenantId)) return this.withKeys(token.tenantId, () => this.update(token, now, effects));
-    return this.writer.run({ op: 'update', token, now: now.getTime(), ...(effects ? { effects } : {}) }) as Promise<UpdateTokenOutcome>;
+    return this.writer.run({ op: 'update', token, now: now.getTime(), effects }) as Promise<UpdateTokenOutcome>;
   }
 
   delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {
     if (effects && this.courier.needs(tenantId)) return this.withKeys(tenantId, () => this.delete(tenantId, id, effects));
-    return this.writer.run({ op: 'delete', tenantId, id, ...(effects ? { effects } : {}) }) as Promise<boolean>;
+    return this.writer.run({ op: 'delete', tenantId, id, effects }) as Promise<boolean>;
   }
 
   async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {

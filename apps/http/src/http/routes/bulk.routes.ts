@@ -12,7 +12,7 @@ import type { IRouter, RequestHandler } from 'express';
 import { z } from 'zod';
 import type { TokenUseCases } from '../../container';
 import { actorOf, requiresToken } from '../authenticate';
-import { presentToken } from '../presenters/token.presenter';
+import { presentToken, presentTokenWithExtras } from '../presenters/token.presenter';
 import { sendJson } from '../respond';
 import { createTokenInput, createTokenSchema } from '../schemas/token.schemas';
 import { validate } from '../validate';
@@ -76,7 +76,7 @@ export function bulkRoutes(router: IRouter, auth: RequestHandler, useCases: Toke
       let next = 0;
       const answer = mapTokenizeBody(body, (leaf) => {
         const { view, deduplicated } = results[next++]!;
-        return leaf.kind === 'value' ? view.token.id : { ...presentToken(view), _extras: { deduplicated } };
+        return leaf.kind === 'value' ? view.token.id : presentTokenWithExtras(view, { deduplicated });
       });
       sendJson(res, 201, answer);
     },
