@@ -48,4 +48,48 @@ describe('searches bounded by ids', () => {
       await store.close();
     }
   });
+
+  it('one id alone (its own seek) answers as the general plan does: live, expired and not swept, another tenant’s, absent, any page', async () => {
+    const store = openSqliteStore({ file: join(dir, 'one-id.db'), searchReaders: 0 });
+    try {
+      const NOW = new Date('2026-01-01T00:00:00.000Z');
+      const tokens = [
+        aStoredToken().inTenant('t1').with({ id: 'live', type: 'token' }).build(),
+        aStoredToken().inTenant('t1').with({ id: 'expired', type: 'token', expiresAt: new Date(NOW.getTime() - 1) }).build(),
+        aStoredToken().inTenant('t1').with({ id: 'at-now', type: 'token', expiresAt: NOW }).build(),
+        aStoredToken().inTenant('t1').with({ id: 'later', type: 'token', expiresAt: new Date(NOW.getTime() + 1) }).build(),
+        aStoredToken().inTenant('t2').with({ id: 'theirs', type: 'token' }).build(),
+      ];
+      for (const token of tokens) await store.tokens.create(token, { deduplicate: false, now: new Date(NOW.getTime() - 10) });
+      const answers: unknown[] = [];
+      for (const tokenId of ['live', 'expired', 'at-now', 'later', 'theirs', 'absent', 'LIVE']) {
+        for (const page of [{ page: 1, size: 10 }, { page: 1, size: 1 }, { page: 2, size: 1 }, { page: 3, size: 5 }]) {
+          const alone = await store.tokens.search('t1', id(tokenId), page, NOW);
+          // The same question in a shape the single-id seek does not take: the general plan answers it.
+          const general = await store.tokens.search('t1', { kind: 'and', items: [id(tokenId), { kind: 'all' }] }, page, NOW);
+          expect(alone).toEqual(general);
+          answers.push([tokenId, page.page, page.size, alone.total, alone.items.map((t) => t.id)]);
+        }
+      }
+      const found = (tokenId: string, total: number): unknown[] => [
+        [tokenId, 1, 10, total, total ? [tokenId] : []],
+        [tokenId, 1, 1, total, total ? [tokenId] : []],
+        [tokenId, 2, 1, total, []],
+        [tokenId, 3, 5, total, []],
+      ];
+      expect(answers).toEqual([
+        ...found('live', 1),
+        ...found('expired', 0),
+        ...found('at-now', 0),
+        ...found('later', 1),
+        ...found('theirs', 0),
+        ...found('absent', 0),
+        ...found('LIVE', 0),
+      ]);
+      const live = await store.tokens.search('t1', id('live'), { page: 1, size: 10 }, NOW);
+      expect(live.items).toEqual([await store.tokens.findById('t1', 'live', NOW)]);
+    } finally {
+      await store.close();
+    }
+  });
 });
