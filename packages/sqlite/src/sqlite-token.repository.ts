@@ -128,6 +128,13 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   async search(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Promise<Page<StoredToken>> {
+    // One id alone (`id:…` by a caller whose rules reach every token) is the token's own seek, as a read by id, with
+    // its expiry in the statement; one statement needs no read transaction around it. The general plan took four
+    // statements and a transaction (43 µs against 10 in profiles).
+    if (query.kind === 'term' && query.field === 'id') {
+      const row = this.byId.get(tenantId, query.value, now.getTime()) as IndexedTuple | undefined;
+      return pageOf(row && offsetOf(page) === 0 ? [toStoredToken(row)] : [], row ? 1 : 0, page);
+    }
     // A search by id is a few primary-key seeks: it runs here, as a read by id does, and the rest on a reader thread.
     if (this.readers?.alive && !boundedByIds(query)) return this.readers.search(tenantId, query, page, now);
     return this.searchInSnapshot(tenantId, query, page, now);
@@ -135,12 +142,6 @@ export class SqliteTokenRepository implements TokenRepository {
 
   /** Runs inside `searchInSnapshot`'s read transaction. */
   private searchSnapshot(tenantId: string, query: TokenQuery, page: PageRequest, now: Date): Page<StoredToken> {
-    // One id alone (`id:…` by a caller whose rules reach every token): the token's own seek, as a read by id, with its
-    // expiry in the statement. The general plan below took four statements for it (43 µs against 10 in profiles).
-    if (query.kind === 'term' && query.field === 'id') {
-      const row = this.byId.get(tenantId, query.value, now.getTime()) as IndexedTuple | undefined;
-      return pageOf(row && offsetOf(page) === 0 ? [toStoredToken(row)] : [], row ? 1 : 0, page);
-    }
     // Every token is live unless one has expired and the sweeper has not removed it yet (one seek of
     // tokens_by_expiry, in this snapshot): then the expiry check is left out, and a count over 150,000 index entries
     // tests one term fewer on each. When it stays, it comes last: SQLite tests a scan's terms in the order written.
