@@ -99,6 +99,14 @@ describe('POST /tokenize', () => {
     expect(await tokenCount(h, key)).toBe(2);
   });
 
+  it('answers a token deduplicated for a key that may not read it with its identity and _extras only', async () => {
+    const first = await as(h.app, key).post('/tokens').send({ type: 'token', data: 'dup', deduplicate_token: true }).expect(201);
+    const creator = await privateKey(h, 'token:create');
+    const res = await as(h.app, creator).post('/tokenize').send([{ type: 'token', data: 'dup', deduplicate_token: true }]).expect(201);
+    const { id, type, tenant_id, fingerprint, containers } = first.body;
+    expect(res.body).toEqual([{ id, type, tenant_id, fingerprint, containers, _extras: { deduplicated: true } }]);
+  });
+
   it('refuses more tokens than SVC_TOKENIZE_LIMIT, naming the limit, counting values as well as requests', async () => {
     const small = await harness({ SVC_TOKENIZE_LIMIT: '3' });
     const k = await privateKey(small, 'token:create', 'token:search');
