@@ -33,5 +33,6 @@ export function offsetOf(request: PageRequest): number {
 }
 
 export function mapPage<T, U>(page: Page<T>, fn: (item: T) => U): Page<U> {
-  return { ...page, items: page.items.map(fn) };
+  // Written out: a spread among other fields takes V8's slow copy path (docs/benchmarks.md, issue 17).
+  return { items: page.items.map(fn), total: page.total, page: page.page, size: page.size };
 }
