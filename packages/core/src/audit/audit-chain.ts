@@ -1,5 +1,6 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import type { AuditEvent, ChainedAuditEvent } from './audit-event';
+import type { Complete } from '../shared/complete';
 
 /**
  * The per-tenant tamper-evident chain of audit events (ADR 4): each event's hash is a keyed hash (HMAC-SHA256 under
@@ -56,8 +57,8 @@ export function chainAfter(key: Uint8Array, head: ChainAnchor, events: readonly 
   let prev = head;
   for (const event of events) {
     const link = chainLink(key, prev, event);
-    // Written out: `{ ...event, ...link }` took about 1.5 µs an event on V8's slow copy path.
-    const placed: { readonly [K in keyof Required<ChainedAuditEvent>]: ChainedAuditEvent[K] } = {
+    // Written out, not `{ ...event, ...link }`: see Complete.
+    const placed: Complete<ChainedAuditEvent> = {
       id: event.id,
       tenantId: event.tenantId,
       actorId: event.actorId,
