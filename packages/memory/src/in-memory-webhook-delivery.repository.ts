@@ -9,7 +9,7 @@ import type {
   WebhookDelivery,
   WebhookDeliveryRepository,
 } from '@svc/core';
-import { offsetOf, outboxEventText } from '@svc/core';
+import { offsetOf, outboxEventText, pageOf } from '@svc/core';
 
 interface Kept {
   delivery: WebhookDelivery;
@@ -114,7 +114,7 @@ export class InMemoryWebhookDeliveryRepository implements WebhookDeliveryReposit
       .filter((d) => d.tenantId === tenantId && d.webhookId === webhookId)
       .sort(newestFirst);
     const start = offsetOf(page);
-    return { items: matches.slice(start, start + page.size), total: matches.length, page: page.page, size: page.size };
+    return pageOf(matches.slice(start, start + page.size), matches.length, page);
   }
 
   async countPending(): Promise<number> {

@@ -1,4 +1,4 @@
-import { offsetOf, type Page, type PageRequest } from '@svc/core';
+import { offsetOf, type Page, type PageRequest, pageOf } from '@svc/core';
 
 interface Ordered {
   readonly id: string;
@@ -13,5 +13,5 @@ export function newestFirst(a: Ordered, b: Ordered): number {
 export function paginate<T extends Ordered>(items: Iterable<T>, request: PageRequest): Page<T> {
   const sorted = [...items].sort(newestFirst);
   const start = offsetOf(request);
-  return { items: sorted.slice(start, start + request.size), total: sorted.length, page: request.page, size: request.size };
+  return pageOf(sorted.slice(start, start + request.size), sorted.length, request);
 }

@@ -1,5 +1,5 @@
 import type { Collection, Document, Filter, Sort, WithId } from 'mongodb';
-import { offsetOf, type Page, type PageRequest } from '@svc/core';
+import { offsetOf, type Page, type PageRequest, pageOf } from '@svc/core';
 
 /**
  * One page of `filter`'s matches in `sort` order, with the total across pages; the count and the page are read
@@ -17,7 +17,7 @@ export async function findPage<D extends Document, T>(
     collection.countDocuments(filter),
     collection.find(filter).sort(sort).skip(offset).limit(request.size).toArray(),
   ]);
-  return { items: docs.map(map), total, page: request.page, size: request.size };
+  return pageOf(docs.map(map), total, request);
 }
 
 /** Newest first, then by id descending, for the collections whose `_id` is the entity id. */

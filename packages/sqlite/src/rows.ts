@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { offsetOf, type Page, type PageRequest } from '@svc/core';
+import { offsetOf, type Page, type PageRequest, pageOf } from '@svc/core';
 
 /** Row helpers: times are epoch milliseconds, absent optional values are NULL. */
 export const ms = (date: Date | undefined): number | null => (date ? date.getTime() : null);
@@ -26,5 +26,5 @@ export function selectPage<Row, T>(
   const rows = db
     .prepare(`SELECT * FROM ${table} WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
     .all(...params, page.size, offsetOf(page)) as Row[];
-  return { items: rows.map(map), total, page: page.page, size: page.size };
+  return pageOf(rows.map(map), total, page);
 }

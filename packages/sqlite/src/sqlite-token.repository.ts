@@ -14,14 +14,12 @@ import type {
   UpdateTokenOutcome,
   WriteEffects,
 } from '@svc/core';
-import { offsetOf, tokenExpiryEffects } from '@svc/core';
+import { offsetOf, pageOf, tokenExpiryEffects } from '@svc/core';
 import { boundedByIds, compileTokenQuery, matchBound, pairEntries, pairOfType, type ProbedLeaf, prefixEnd, type SqlFragment } from './token-query-sql';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toStoredToken } from './token-rows';
 import type { TokenWriter } from './write-queue';
 import type { SearchReaders } from './search-readers';
 
-/** A page of `items` out of `total` matches, as `page` asked for it. */
-const pageOf = (items: StoredToken[], total: number, page: PageRequest): Page<StoredToken> => ({ items, total, page: page.page, size: page.size });
 
 /**
  * Tokens in SQLite: one row per token with the sealed data, plus side tables of blind-index hashes and lower-cased

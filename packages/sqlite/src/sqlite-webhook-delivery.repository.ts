@@ -10,7 +10,7 @@ import type {
   WebhookDeliveryRepository,
   WebhookEventType,
 } from '@svc/core';
-import { offsetOf } from '@svc/core';
+import { offsetOf, pageOf } from '@svc/core';
 import { date } from './rows';
 
 interface DeliveryRow {
@@ -122,7 +122,7 @@ export class SqliteWebhookDeliveryRepository implements WebhookDeliveryRepositor
   async list(tenantId: string, webhookId: string, page: PageRequest): Promise<Page<WebhookDelivery>> {
     const total = this.countOf.get(tenantId, webhookId) as number;
     const rows = total <= offsetOf(page) ? [] : (this.pageOf.all(tenantId, webhookId, page.size, offsetOf(page)) as DeliveryRow[]);
-    return { items: rows.map(toDelivery), total, page: page.page, size: page.size };
+    return pageOf(rows.map(toDelivery), total, page);
   }
 
   async countPending(): Promise<number> {

@@ -32,7 +32,11 @@ export function offsetOf(request: PageRequest): number {
   return (request.page - 1) * request.size;
 }
 
+/** A page of `items` out of `total` matches, as `request` asked for it. */
+export function pageOf<T>(items: readonly T[], total: number, request: PageRequest): Page<T> {
+  return { items, total, page: request.page, size: request.size };
+}
+
 export function mapPage<T, U>(page: Page<T>, fn: (item: T) => U): Page<U> {
-  // Written out: a spread among other fields takes V8's slow copy path (docs/benchmarks.md, issue 17).
-  return { items: page.items.map(fn), total: page.total, page: page.page, size: page.size };
+  return pageOf(page.items.map(fn), page.total, page);
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from '../shared/errors';
-import { mapPage, type Page, pageRequest } from '../shared/pagination';
+import { mapPage, type Page, pageOf, pageRequest } from '../shared/pagination';
 import { requireTokenPermission, transformFor } from '../access/evaluate-access';
 import type { Permission } from '../access/permissions';
 import type { Actor } from '../auth/actor';
@@ -28,7 +28,7 @@ async function findTokens(
   const scope = accessScope(actor, permission);
   const now = deps.clock.now();
   recordSearch(deps, actor, permission, query, now);
-  if (!scope) return { items: [], total: 0, page: request.page, size: request.size };
+  if (!scope) return pageOf([], 0, request);
   const keys = await deps.keyring.forTenant(actor.tenantId);
   const found = await deps.tokens.search(actor.tenantId, blindQuery(andAll([query, scope]), keys), request, now);
   return mapPage(found, showFound(deps, actor, permission, keys, now));
