@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,8 +16,8 @@ import { BOOTSTRAP_KEY, startVault } from './vault';
  * both with autocannon from this process, and prints each scenario beside the baseline; then the proxy beside a
  * direct call to its local HTTPS destination (a third process), and searches on a large store. Settings:
  * BENCH_DURATION (seconds per run, default 5), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 10),
- * BENCH_PROXY=0 (skip the proxy phase and its HTTPS destination), BENCH_SEARCH=0 (skip the search phase);
- * SVC_METRICS=1 runs the vault with its metrics on.
+ * BENCH_PROXY=0 (skip the proxy phase and its HTTPS destination), BENCH_SEARCH=0 (skip the search phase),
+ * BENCH_FLOOR=0 (skip the floor phase); SVC_METRICS=1 runs the vault with its metrics on.
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 /** Rounds of (baseline, scenario) run back to back; medians are reported, so one noisy run does not decide. */
@@ -204,11 +205,51 @@ async function main(): Promise<void> {
       process.stdout.write(`${row}\n`);
     }
     process.stdout.write(`\n${rows.join('\n')}\n`);
+    if (process.env.BENCH_FLOOR !== '0') await floorPhase(dataDir, echo);
     if (destination) await proxyPhase(ctx, destination);
     if (process.env.BENCH_SEARCH !== '0') await searchPhase(echo);
   } finally {
     await Promise.all([...children.map((c) => c.stop()), destination?.stop()]);
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The floor (floor-server.ts: only what a create, a reveal and a search by id cannot skip, in bare Express) beside the
+ * echo, alternated in rounds like the scenarios: how close to the echo any vault built this way gets on this machine
+ * in this run, against which the vault's own ratios above can be read.
+ */
+async function floorPhase(dataDir: string, echo: Child): Promise<void> {
+  const port = await freePort();
+  const tokenId = randomUUID();
+  const env = { PATH: process.env.PATH, PORT: String(port), FLOOR_DB: join(dataDir, 'floor.db'), FLOOR_TOKEN_ID: tokenId };
+  const floor = await startNode(join(__dirname, 'floor-server.js'), [], env, `http://127.0.0.1:${port}`, (out) => out.includes('listening'), SERVE_NODE_FLAGS);
+  try {
+    const create = JSON.stringify({ type: 'card_number', data: '4242424242424242' });
+    const search = JSON.stringify({ query: `id:${tokenId}` });
+    const scenarios = [
+      { name: 'floor: POST /tokens', method: 'POST', path: '/tokens', body: create },
+      { name: 'floor: GET /tokens/{id}', method: 'GET', path: `/tokens/${tokenId}` },
+      { name: 'floor: POST /tokens/search (by id)', method: 'POST', path: '/tokens/search', body: search },
+    ] as const;
+    const rows = [
+      'the floor: bare Express doing only what each request cannot skip (floor-server.ts), beside the echo',
+      '| scenario | req/s | p50 ms | p99 ms | baseline req/s | ratio | CPU µs/req: server (echo) | errors/non-2xx |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ];
+    for (const scenario of scenarios) {
+      const body = 'body' in scenario ? scenario.body : undefined;
+      const { scenario: result, baseline: base, ratio } = await compare(
+        () => measure(echo, '/echo', scenario.method, undefined, body),
+        () => measure(floor, scenario.path, scenario.method, 'key_floor', body),
+      );
+      const row = `| ${scenario.name} | ${fmt(result.rps)} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${fmt(result.serverCpuUs)} (${fmt(base.serverCpuUs)}) | ${result.errors}/${result.non2xx} |`;
+      rows.push(row);
+      process.stdout.write(`${row}\n`);
+    }
+    process.stdout.write(`\n${rows.join('\n')}\n`);
+  } finally {
+    await floor.stop();
   }
 }
 
