@@ -42,14 +42,24 @@ interface Result {
    */
   readonly serverCpuUs: number;
   readonly loaderCpuUs: number;
+  /**
+   * The server's main thread (its event loop) alone: CPU µs per request, and the share of the run's wall time it was
+   * busy. Near 100%, the event loop bounds the scenario; well below, requests wait on something else (a commit).
+   */
+  readonly loopCpuUs: number;
+  readonly loopBusy: number;
 }
 
-/** The process's user plus system CPU time in microseconds (clock ticks of 10 ms), or NaN where /proc is absent. */
-function processCpuUs(pid: number | undefined): number {
+/**
+ * The user plus system CPU time in microseconds (clock ticks of 10 ms) of a process, or of its main thread (the task
+ * whose id is the process's), or NaN where /proc is absent.
+ */
+function processCpuUs(pid: number | undefined, mainThreadOnly = false): number {
   if (pid === undefined) return Number.NaN;
   try {
     // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at field 3.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const stat = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
+    const fields = stat.split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
   } catch {
     return Number.NaN;
@@ -83,7 +93,9 @@ async function load(request: {
 }): Promise<Result> {
   const { url, method, headers, body, ca, connections = CONNECTIONS, pid } = request;
   const serverBefore = processCpuUs(pid);
+  const loopBefore = processCpuUs(pid, true);
   const loaderBefore = process.cpuUsage();
+  const startedAt = performance.now();
   const times: number[] = [];
   const options = { url, method: method as 'GET', headers, body, connections, duration: DURATION, ...(ca ? { tlsOptions: { ca } } : {}) };
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -91,8 +103,10 @@ async function load(request: {
     // Every response, as autocannon's own latency histogram records them (non-2xx included).
     instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });
+  const wallUs = (performance.now() - startedAt) * 1000;
   const served = result.requests.total;
   const serverCpuUs = (processCpuUs(pid) - serverBefore) / served;
+  const loopUs = processCpuUs(pid, true) - loopBefore;
   const loaderUsage = process.cpuUsage(loaderBefore);
   const loaderCpuUs = (loaderUsage.user + loaderUsage.system) / served;
   times.sort((a, b) => a - b);
@@ -107,6 +121,8 @@ async function load(request: {
     non2xx: result.non2xx,
     serverCpuUs,
     loaderCpuUs,
+    loopCpuUs: loopUs / served,
+    loopBusy: loopUs / wallUs,
   };
 }
 
@@ -134,6 +150,10 @@ function context(url: string): ScenarioContext {
 }
 
 const fmt = (n: number, digits = 0): string => n.toFixed(digits);
+
+/** The event loop column: its CPU µs per request and how busy it was, for the scenario and (in brackets) the echo. */
+const loopCell = (result: Result, base: Result): string =>
+  `${fmt(result.loopCpuUs)}, ${fmt(result.loopBusy * 100)}% (${fmt(base.loopCpuUs)}, ${fmt(base.loopBusy * 100)}%)`;
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -163,6 +183,8 @@ async function compare(baseline: () => Promise<Result>, scenario: () => Promise<
     non2xx: results.reduce((n, r) => n + r.non2xx, 0),
     serverCpuUs: median(results.map((r) => r.serverCpuUs)),
     loaderCpuUs: median(results.map((r) => r.loaderCpuUs)),
+    loopCpuUs: median(results.map((r) => r.loopCpuUs)),
+    loopBusy: median(results.map((r) => r.loopBusy)),
   });
   return {
     scenario: pick(runs.map((r) => r.s)),
@@ -189,8 +211,8 @@ async function main(): Promise<void> {
     process.stdout.write(`svc bench: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${fmt(totalmem() / 1024 ** 3)} GiB, node ${process.version}, ${new Date().toISOString()}, metrics ${process.env.SVC_METRICS === '1' ? 'on' : 'off'}\n`);
     process.stdout.write(`${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s (baseline, scenario); medians; server logs at ${process.env.SVC_LOG_LEVEL ?? 'warn'}\n\n`);
     const rows: string[] = [
-      '| scenario | req/s | tokens/s | p50 ms | p99 ms | baseline req/s | ratio | CPU µs/req: server (echo), autocannon (with echo) | errors/non-2xx |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| scenario | req/s | tokens/s | p50 ms | p99 ms | baseline req/s | ratio | CPU µs/req: server (echo), autocannon (with echo) | event loop µs/req, busy (echo) | errors/non-2xx |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ];
     for (const { scenario, key } of runs) {
       const body = scenario.baseline === 'POST' ? scenario.body : undefined;
@@ -200,7 +222,7 @@ async function main(): Promise<void> {
       );
       const tokens = scenario.path.startsWith('/applications') ? '' : fmt(result.rps * (scenario.tokensPerRequest ?? 1));
       const cpu = `${fmt(result.serverCpuUs)} (${fmt(base.serverCpuUs)}), ${fmt(result.loaderCpuUs)} (${fmt(base.loaderCpuUs)})`;
-      const row = `| ${scenario.name} | ${fmt(result.rps)} | ${tokens} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${cpu} | ${result.errors}/${result.non2xx} |`;
+      const row = `| ${scenario.name} | ${fmt(result.rps)} | ${tokens} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${cpu} | ${loopCell(result, base)} | ${result.errors}/${result.non2xx} |`;
       rows.push(row);
       process.stdout.write(`${row}\n`);
     }
@@ -234,8 +256,8 @@ async function floorPhase(dataDir: string, echo: Child): Promise<void> {
     ] as const;
     const rows = [
       'the floor: bare Express doing only what each request cannot skip (floor-server.ts), beside the echo',
-      '| scenario | req/s | p50 ms | p99 ms | baseline req/s | ratio | CPU µs/req: server (echo) | errors/non-2xx |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      '| scenario | req/s | p50 ms | p99 ms | baseline req/s | ratio | CPU µs/req: server (echo) | event loop µs/req, busy (echo) | errors/non-2xx |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ];
     for (const scenario of scenarios) {
       const body = 'body' in scenario ? scenario.body : undefined;
@@ -243,7 +265,7 @@ async function floorPhase(dataDir: string, echo: Child): Promise<void> {
         () => measure(echo, '/echo', scenario.method, undefined, body),
         () => measure(floor, scenario.path, scenario.method, 'key_floor', body),
       );
-      const row = `| ${scenario.name} | ${fmt(result.rps)} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${fmt(result.serverCpuUs)} (${fmt(base.serverCpuUs)}) | ${result.errors}/${result.non2xx} |`;
+      const row = `| ${scenario.name} | ${fmt(result.rps)} | ${result.p50} | ${result.p99} | ${fmt(base.rps)} | ${fmt(ratio * 100)}% | ${fmt(result.serverCpuUs)} (${fmt(base.serverCpuUs)}) | ${loopCell(result, base)} | ${result.errors}/${result.non2xx} |`;
       rows.push(row);
       process.stdout.write(`${row}\n`);
     }
