@@ -19,3 +19,7 @@ export const FLOOR_SCHEMA = `
 
 /** A token row as the floor inserts it: tenant, id, type, sealed data, fingerprint, container, created at (ms). */
 export type FloorRow = [string, string, string, Buffer, string, string, number];
+
+/** The insert of one {@link FloorRow}. */
+export const FLOOR_INSERT =
+  'INSERT INTO tokens (tenant_id, id, type, sealed_data, fingerprint, container, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { FLOOR_SCHEMA, type FloorRow } from './floor-schema';
+import { FLOOR_INSERT, FLOOR_SCHEMA, type FloorRow } from './floor-schema';
 
 /**
  * The floor: a bare Express server doing only what a vault's single-token request cannot skip, on a SQLite file of
@@ -46,7 +46,7 @@ db.exec(FLOOR_SCHEMA);
 const changes = db.prepare('SELECT n FROM key_changes WHERE id = 1').pluck();
 const byId = db.prepare('SELECT * FROM tokens WHERE tenant_id = ? AND id = ? AND (expires_at IS NULL OR expires_at > ?)');
 const first: FloorRow = [tenantId, tokenId, 'card_number', seal(tokenId, '4242424242424242'), 'floor', '/pci/high/', Date.now()];
-db.prepare('INSERT INTO tokens (tenant_id, id, type, sealed_data, fingerprint, container, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(first);
+db.prepare(FLOOR_INSERT).run(first);
 
 const writer = new Worker(join(__dirname, 'floor-writer.js'), { workerData: { file } });
 const waiting = new Map<number, () => void>();
@@ -126,11 +126,11 @@ app.post('/tokens/search', express.json(), (req, res) => {
 app.post('/tokens', express.json(), (req, res) => {
   const { type, data } = req.body as { type: string; data: unknown };
   const now = Date.now();
+  const n = ++sent;
   // Time-ordered ids, as the vault's: each insert lands at the end of every index.
-  const id = `${now.toString(16).padStart(12, '0')}-${(sent + 1).toString(16).padStart(8, '0')}-${randomUUID().slice(19)}`;
+  const id = `${now.toString(16).padStart(12, '0')}-${n.toString(16).padStart(8, '0')}-${randomUUID().slice(19)}`;
   const fingerprint = createHmac('sha256', fingerprintKey).update(JSON.stringify(data)).digest('base64url');
   const row: FloorRow = [tenantId, id, type, seal(id, data), fingerprint, '/pci/high/', now];
-  const n = ++sent;
   waiting.set(n, () => send(res, 201, present({ tenant_id: tenantId, id, type, sealed_data: row[3], fingerprint, container: row[5], created_at: now }, undefined)));
   writer.postMessage({ n, row });
 });

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import type { FloorRow } from './floor-schema';
+import { FLOOR_INSERT, type FloorRow } from './floor-schema';
 
 /**
  * The floor's writer thread (floor-server.ts): group commit, as the vault's writer does. The rows that arrive in one
@@ -10,9 +10,7 @@ import type { FloorRow } from './floor-schema';
 const db = new BetterSqlite3((workerData as { file: string }).file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
-const insert = db.prepare(
-  'INSERT INTO tokens (tenant_id, id, type, sealed_data, fingerprint, container, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-);
+const insert = db.prepare(FLOOR_INSERT);
 const insertAll = db.transaction((rows: readonly FloorRow[]) => {
   for (const row of rows) insert.run(row);
 });

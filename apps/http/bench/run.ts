@@ -126,11 +126,14 @@ async function load(request: {
   };
 }
 
-async function startEcho(): Promise<Child> {
+/**
+ * Starts one of the bench's own servers (`script` beside this file) on a free port, with `env` added. It runs with the
+ * vault's flags: a ratio compares the two programs, not two runtime settings.
+ */
+async function startBenchServer(script: string, env: Record<string, string> = {}): Promise<Child> {
   const port = await freePort();
-  const env = { PATH: process.env.PATH, PORT: String(port) };
-  // The baseline runs with the vault's flags: the ratio compares the two programs, not two runtime settings.
-  return startNode(join(__dirname, 'echo-server.js'), [], env, `http://127.0.0.1:${port}`, (out) => out.includes('listening'), SERVE_NODE_FLAGS);
+  const url = `http://127.0.0.1:${port}`;
+  return startNode(join(__dirname, script), [], { PATH: process.env.PATH, PORT: String(port), ...env }, url, (out) => out.includes('listening'), SERVE_NODE_FLAGS);
 }
 
 function context(url: string): ScenarioContext {
@@ -203,7 +206,7 @@ async function main(): Promise<void> {
     const vault = await startVault(dataDir, BOOTSTRAP_KEY, destination ? { ...destination.vaultEnv } : {});
     children.push(vault);
     await new Promise((r) => setTimeout(r, 500));
-    const echo = await startEcho();
+    const echo = await startBenchServer('echo-server.js');
     children.push(echo);
     const ctx = context(vault.url);
     const runs: Array<{ scenario: Scenario; key: string }> = [];
@@ -242,10 +245,8 @@ async function main(): Promise<void> {
  * in this run, against which the vault's own ratios above can be read.
  */
 async function floorPhase(dataDir: string, echo: Child): Promise<void> {
-  const port = await freePort();
   const tokenId = randomUUID();
-  const env = { PATH: process.env.PATH, PORT: String(port), FLOOR_DB: join(dataDir, 'floor.db'), FLOOR_TOKEN_ID: tokenId };
-  const floor = await startNode(join(__dirname, 'floor-server.js'), [], env, `http://127.0.0.1:${port}`, (out) => out.includes('listening'), SERVE_NODE_FLAGS);
+  const floor = await startBenchServer('floor-server.js', { FLOOR_DB: join(dataDir, 'floor.db'), FLOOR_TOKEN_ID: tokenId });
   try {
     const create = JSON.stringify({ type: 'card_number', data: '4242424242424242' });
     const search = JSON.stringify({ query: `id:${tokenId}` });
