@@ -264,6 +264,70 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
     expect(await tokenCount(h, reader)).toBe(0);
   });
 
+  describe('on the POSTs that only read (detokenize, the searches)', () => {
+    /** A private application that may reveal, with its id; the management key revokes or narrows it. */
+    async function revealer(): Promise<{ id: string; key: string }> {
+      const res = await as(h.app, h.key)
+        .post('/applications')
+        .send({ name: 'revealer', type: 'private', permissions: ['token:create', 'token:read', 'token:use', 'token:search', 'token:delete'] })
+        .expect(201);
+      return { id: res.body.id as string, key: res.body.key as string };
+    }
+
+    const detokenizeBody = (id: string) => ({ n: `{{ ${id} }}` });
+
+    it('marks a retry replayed when its answer is the first one byte for byte, and audits every retry', async () => {
+      const app = await revealer();
+      const token = (await as(h.app, app.key).post('/tokens').send(card).expect(201)).body.id as string;
+      const first = await as(h.app, app.key).post('/detokenize').set(KEY, 'd1').send(detokenizeBody(token)).expect(200);
+      expect(first.headers['svc-idempotent-replayed']).toBeUndefined();
+      expect(first.body.n.number).toBe(VISA);
+      const second = await as(h.app, app.key).post('/detokenize').set(KEY, 'd1').send(detokenizeBody(token)).expect(200);
+      expect(second.headers['svc-idempotent-replayed']).toBe('true');
+      expect(second.text).toBe(first.text);
+      // The same key with another body is still 422.
+      const other = await as(h.app, app.key).post('/detokenize').set(KEY, 'd1').send({ m: `{{ ${token} }}` });
+      expect(other.status).toBe(422);
+      expect(other.body.errors).toHaveProperty(KEY);
+      await h.settleAudit();
+      const events = (await as(h.app, h.key).get(`/logs?entity_id=${token}&size=100`).expect(200)).body.data as Array<{ operation: string }>;
+      expect(events.filter((e) => e.operation === 'detokenize')).toHaveLength(2);
+    });
+
+    it('never hands out kept plaintext: a caller that lost token:use gets the masked value, a deleted token is not found', async () => {
+      const app = await revealer();
+      const token = (await as(h.app, app.key).post('/tokens').send(card).expect(201)).body.id as string;
+      const first = await as(h.app, app.key).post('/detokenize').set(KEY, 'd2').send(detokenizeBody(token)).expect(200);
+      expect(first.body.n.number).toBe(VISA);
+      await as(h.app, h.key)
+        .put(`/applications/${app.id}`)
+        .send({ name: 'revealer', permissions: ['token:create', 'token:read', 'token:search', 'token:delete'] })
+        .expect(200);
+      const narrowed = await as(h.app, app.key).post('/detokenize').set(KEY, 'd2').send(detokenizeBody(token)).expect(200);
+      expect(narrowed.headers['svc-idempotent-replayed']).toBeUndefined();
+      expect(narrowed.text).not.toContain(VISA);
+      await as(h.app, app.key).delete(`/tokens/${token}`).expect(204);
+      const gone = await as(h.app, app.key).post('/detokenize').set(KEY, 'd2').send(detokenizeBody(token));
+      expect(gone.status).toBeGreaterThanOrEqual(400);
+      expect(gone.status).toBeLessThan(500);
+      expect(gone.text).not.toContain(VISA);
+      // The searches too: a token deleted after the first search is not in the retry's page.
+      const again = (await as(h.app, app.key).post('/tokens').send(card).expect(201)).body.id as string;
+      for (const path of ['/tokens/search', '/v2/tokens/search']) {
+        const query = { query: `id:${again}` };
+        const found = await as(h.app, app.key).post(path).set(KEY, `s${path}`).send(query).expect(200);
+        expect(found.text).toContain(again);
+        expect((await as(h.app, app.key).post(path).set(KEY, `s${path}`).send(query).expect(200)).headers['svc-idempotent-replayed']).toBe('true');
+      }
+      await as(h.app, app.key).delete(`/tokens/${again}`).expect(204);
+      for (const path of ['/tokens/search', '/v2/tokens/search']) {
+        const retry = await as(h.app, app.key).post(path).set(KEY, `s${path}`).send({ query: `id:${again}` }).expect(200);
+        expect(retry.headers['svc-idempotent-replayed']).toBeUndefined();
+        expect(retry.text).not.toContain(again);
+      }
+    });
+  });
+
   it('keeps nothing for a 403, 404 or 500 first answer: the retry runs', async () => {
     const reader = await privateKey(h, 'token:read', 'token:update');
     // 404: the token does not exist; the same key then works on a real one.

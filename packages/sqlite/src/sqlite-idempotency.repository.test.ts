@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Actor, CryptoRandomSource, type IdempotencyClaimInput, IdempotentRequests, Keyring, SystemClock } from '@svc/core';
+import { type Actor, answerDigest, CryptoRandomSource, type IdempotencyClaimInput, IdempotentRequests, Keyring, SystemClock } from '@svc/core';
 import { openSqliteStore } from './sqlite-store';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-idempotency-'));
@@ -34,6 +34,28 @@ describe('idempotency keys in one SQLite file opened twice', () => {
       await a.close();
       await b.close();
     }
+  });
+
+  it("keeps a read's answer as its digest only: the retry is told to run again, and the answer is nowhere in the file", async () => {
+    const file = join(dir, 'digest.db');
+    const store = openSqliteStore({ file, writerThread: false });
+    const random = new CryptoRandomSource();
+    const clock = new SystemClock();
+    const keyring = new Keyring({ dataKeys: store.dataKeys, random, clock, masterKey: Buffer.alloc(32, 6) });
+    const requests = new IdempotentRequests({ idempotency: store.idempotency, keyring, clock, random, ttlMs: 86_400_000 });
+    const actor: Actor = { tenantId: 't1', kind: 'application', applicationId: 'app-1', applicationType: 'private', permissions: [], rules: [], authorized: true };
+    const request = { method: 'POST', path: '/detokenize', body: '{"n":"{{ t }}"}' };
+    const outcome = await requests.begin(actor, 'SVC-IDEMPOTENCY-KEY', 'read-1', request);
+    if (outcome.kind !== 'run') throw new Error('expected a claim');
+    const body = Buffer.from('{"n":"Answer-Secret-4242424242424242"}');
+    expect(await requests.complete(outcome.claim, { status: 200, headers: [['content-type', 'application/json']], body }, 'digest')).toBe(true);
+    expect(await requests.begin(actor, 'SVC-IDEMPOTENCY-KEY', 'read-1', request)).toEqual({ kind: 'rerun', status: 200, digest: answerDigest(body) });
+    // Opened with the tenant's key, the kept answer holds no body either.
+    const kept = await store.idempotency.find('t1', 'app-1', 'read-1', new Date());
+    const opened = (await keyring.forTenant('t1')).openIdempotent('app-1\u0000read-1', kept!.sealedResponse!).toString('utf8');
+    expect(opened).not.toContain('Answer-Secret');
+    expect(JSON.parse(opened).b).toBe('');
+    await store.close();
   });
 
   it('keeps answers sealed: neither the answer nor the request body is in the file in plaintext', async () => {

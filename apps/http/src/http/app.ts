@@ -40,6 +40,8 @@ export function createApp(container: DependencyContainer): Express {
   // Every authenticated POST, PUT and PATCH reads its body through one of these two: idempotency keys hang on them.
   const requests = container.resolve<IdempotentRequests>(TOKENS.IdempotentRequests);
   const json = idempotent(requests, jsonBody(config.bodyLimitBytes), logger);
+  // For the POSTs that only read (detokenize, the searches): a retry with the key runs again (docs/idempotency.md).
+  const readJson = idempotent(requests, jsonBody(config.bodyLimitBytes), logger, 'digest');
   const mergePatchJson = idempotent(requests, jsonBody(config.bodyLimitBytes, ['application/merge-patch+json'], true), logger);
 
   const app = express();
@@ -56,9 +58,9 @@ export function createApp(container: DependencyContainer): Express {
   // Routes hang on the app itself, each with its own authentication: a nested router per resource cost a few
   // percent of every request in profiles. A path no route knows is a 404 whether or not a key came with it.
   const tokenUseCases = container.resolve<TokenUseCases>(TOKENS.TokenUseCases);
-  tokenRoutes(app, auth, tokenUseCases, json, mergePatchJson);
-  bulkRoutes(app, auth, tokenUseCases, json, { detokenize: config.detokenizeLimit, body: config.bodyLimitBytes });
-  tokenV2Routes(app, auth, tokenUseCases, json);
+  tokenRoutes(app, auth, tokenUseCases, { json, readJson, mergePatchJson });
+  bulkRoutes(app, auth, tokenUseCases, { json, readJson }, { detokenize: config.detokenizeLimit, body: config.bodyLimitBytes });
+  tokenV2Routes(app, auth, tokenUseCases, readJson);
   tokenIntentRoutes(app, auth, container.resolve<TokenIntentUseCases>(TOKENS.TokenIntentUseCases), json);
   applicationRoutes(app, auth, container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json);
   sessionRoutes(app, auth, container.resolve<SessionUseCases>(TOKENS.SessionUseCases), json);

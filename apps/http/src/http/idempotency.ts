@@ -1,4 +1,4 @@
-import { type IdempotencyClaim, IdempotentRequests, type IdempotentAnswer } from '@svc/core';
+import { answerDigest, IdempotentRequests, type IdempotentAnswer, type KeptAs } from '@svc/core';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../logger';
 import { actorOf } from './authenticate';
@@ -15,8 +15,12 @@ const KEPT_HEADERS = ['content-type', 'location'];
  * or refuses (400, 409, 422). A claimed request's answer is captured at `res.end`: a 2xx answer is kept (sealed) before
  * it goes out, so a retry that follows it always finds it; any other answer releases the key. A closed connection
  * changes nothing: the answer the handler still makes decides.
+ *
+ * Routes that only read (detokenize, the searches) pass `keptAs` 'digest': their answer is kept as a digest, and a
+ * retry runs again (with the caller's rights and the tokens as they are then, audited as any read); it is marked
+ * replayed when its answer is the first one, byte for byte.
  */
-export function idempotent(requests: IdempotentRequests, parse: RequestHandler, logger: Logger): RequestHandler {
+export function idempotent(requests: IdempotentRequests, parse: RequestHandler, logger: Logger, keptAs: KeptAs = 'answer'): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const svc = req.headers['svc-idempotency-key'];
     const bt = req.headers['bt-idempotency-key'];
@@ -46,7 +50,20 @@ export function idempotent(requests: IdempotentRequests, parse: RequestHandler, 
             replay(res, outcome.answer);
             return;
           }
-          capture(res, requests, outcome.claim, logger);
+          if (outcome.kind === 'rerun') {
+            const { status, digest } = outcome;
+            onAnswer(res, logger, (answered, body) => {
+              if (answered === status && answerDigest(body) === digest && !res.headersSent) res.setHeader('SVC-IDEMPOTENT-REPLAYED', 'true');
+              return Promise.resolve();
+            });
+          } else {
+            const { claim } = outcome;
+            onAnswer(res, logger, (answered, body) =>
+              answered >= 200 && answered < 300
+                ? requests.complete(claim, { status: answered, headers: keptHeaders(res), body }, keptAs).then(() => undefined)
+                : requests.release(claim),
+            );
+          }
           next();
         })
         .catch(next);
@@ -68,8 +85,11 @@ type Write = (chunk: unknown, encoding?: unknown, callback?: unknown) => boolean
 const toBuffer = (chunk: unknown, encoding: unknown): Buffer =>
   Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
 
-/** Collects the answer's bytes; at `end`, keeps a 2xx answer or releases the key, then lets the answer go out. */
-function capture(res: Response, requests: IdempotentRequests, claim: IdempotencyClaim, logger: Logger): void {
+/**
+ * Collects the answer's bytes; at `end`, hands them to `settle` (which keeps a 2xx answer or releases the key, or marks
+ * a rerun's answer replayed) and lets the answer go out once it has settled.
+ */
+function onAnswer(res: Response, logger: Logger, settle: (status: number, body: Buffer) => Promise<void>): void {
   const chunks: Buffer[] = [];
   let settled = false;
   const write = res.write.bind(res) as Write;
@@ -83,11 +103,7 @@ function capture(res: Response, requests: IdempotentRequests, claim: Idempotency
     settled = true;
     if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(toBuffer(chunk, encoding));
     const status = res.statusCode;
-    const done =
-      status >= 200 && status < 300
-        ? requests.complete(claim, { status, headers: keptHeaders(res), body: Buffer.concat(chunks) }).then(() => undefined)
-        : requests.release(claim);
-    done
+    settle(status, Buffer.concat(chunks))
       .catch((error: unknown) => logger.error('idempotency key not settled', { error: (error as Error)?.name, status }))
       .finally(() => end(chunk, encoding, callback));
     return res;

@@ -43,9 +43,17 @@ export interface IdempotencyClaim {
   readonly claimId: string;
 }
 
+/**
+ * `rerun`: the key's first request only read (detokenize, a search), so only its answer's digest was kept; this one
+ * runs again, and its answer is the first one replayed when its digest is `digest` (`sameAnswer`).
+ */
 export type IdempotencyOutcome =
   | { readonly kind: 'run'; readonly claim: IdempotencyClaim }
-  | { readonly kind: 'replay'; readonly answer: IdempotentAnswer };
+  | { readonly kind: 'replay'; readonly answer: IdempotentAnswer }
+  | { readonly kind: 'rerun'; readonly status: number; readonly digest: string };
+
+/** How a completed request's answer is kept: whole, to be replayed, or as its digest when the request only read. */
+export type KeptAs = 'answer' | 'digest';
 
 export interface IdempotencyDeps {
   readonly idempotency: IdempotencyRepository;
@@ -58,11 +66,16 @@ export interface IdempotencyDeps {
   readonly takeoverMs?: number;
 }
 
+/** A kept answer as sealed: status, headers, and the body (base64) or, for a request that only read, its digest. */
 interface SealedAnswer {
   s: number;
   h: Array<[string, string]>;
   b: string;
+  d?: string;
 }
+
+/** The digest of an answer kept as one (`KeptAs` 'digest'): SHA-256 of its body, base64. */
+export const answerDigest = (body: Uint8Array): string => createHash('sha256').update(body).digest('base64');
 
 /**
  * The rules of idempotency keys (beyond.md §4): the key's form, the request fingerprint (a keyed hash of method, path
@@ -111,13 +124,23 @@ export class IdempotentRequests {
       });
     }
     const sealed = JSON.parse(keys.openIdempotent(sealScope(callerId, key), existing.sealedResponse).toString('utf8')) as SealedAnswer;
+    if (sealed.d !== undefined) return { kind: 'rerun', status: sealed.s, digest: sealed.d };
     return { kind: 'replay', answer: { status: sealed.s, headers: sealed.h, body: Buffer.from(sealed.b, 'base64') } };
   }
 
-  /** Keeps a 2xx answer for replay (sealed). False when the claim was lost meanwhile (taken over after the bound). */
-  async complete(claim: IdempotencyClaim, answer: IdempotentAnswer): Promise<boolean> {
+  /**
+   * Keeps a 2xx answer (sealed): whole, for replay, or only its digest for a request that only read. A read's
+   * answer is never replayed from the store: a retry runs again, so a caller who has lost the right to the plaintext,
+   * or a token deleted since, is answered as they are now, the retry is audited like any read, and no plaintext
+   * outlives its token in a kept answer. False when the claim was lost meanwhile (taken over after the bound).
+   */
+  async complete(claim: IdempotencyClaim, answer: IdempotentAnswer, keptAs: KeptAs = 'answer'): Promise<boolean> {
     const keys = await this.deps.keyring.forTenant(claim.tenantId);
-    const plain: SealedAnswer = { s: answer.status, h: answer.headers.map(([n, v]) => [n, v]), b: answer.body.toString('base64') };
+    const headers = answer.headers.map(([n, v]): [string, string] => [n, v]);
+    const plain: SealedAnswer =
+      keptAs === 'digest'
+        ? { s: answer.status, h: headers, b: '', d: answerDigest(answer.body) }
+        : { s: answer.status, h: headers, b: answer.body.toString('base64') };
     const sealed = keys.sealIdempotent(sealScope(claim.callerId, claim.key), Buffer.from(JSON.stringify(plain), 'utf8'));
     const expiresAt = new Date(this.deps.clock.now().getTime() + this.deps.ttlMs);
     return this.deps.idempotency.complete(claim.tenantId, claim.callerId, claim.key, claim.claimId, sealed, expiresAt);

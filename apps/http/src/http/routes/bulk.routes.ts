@@ -61,7 +61,15 @@ function tokenizeItems(leaves: readonly TokenizeLeaf[]): TokenizeItem[] {
 }
 
 /** POST /tokenize and POST /detokenize (beyond.md §1): many tokens in one call, in any JSON shape. */
-export function bulkRoutes(router: IRouter, auth: RequestHandler, useCases: TokenUseCases, json: RequestHandler, limits: BulkLimits): void {
+/** `readJson` for detokenize, which only reads (see idempotency.ts). */
+export function bulkRoutes(
+  router: IRouter,
+  auth: RequestHandler,
+  useCases: TokenUseCases,
+  parsers: { readonly json: RequestHandler; readonly readJson: RequestHandler },
+  limits: BulkLimits,
+): void {
+  const { json, readJson } = parsers;
   router.post(
     '/tokenize',
     auth,
@@ -86,7 +94,7 @@ export function bulkRoutes(router: IRouter, auth: RequestHandler, useCases: Toke
     '/detokenize',
     auth,
     requiresToken('token:read'),
-    json,
+    readJson,
     async (req, res) => {
       const body = jsonValue(req.body);
       const answer = await useCases.detokenize.execute(actorOf(res), body, {

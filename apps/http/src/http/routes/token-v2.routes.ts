@@ -10,7 +10,7 @@ import { validate } from '../validate';
 import { metadataFilters } from './token.routes';
 
 /** GET /v2/tokens and POST /v2/tokens/search: the v2 lists of Basis Theory's SDK, paged by opaque cursors. */
-export function tokenV2Routes(router: IRouter, auth: RequestHandler, useCases: Pick<TokenUseCases, 'listByCursor' | 'searchByCursor'>, json: RequestHandler): void {
+export function tokenV2Routes(router: IRouter, auth: RequestHandler, useCases: Pick<TokenUseCases, 'listByCursor' | 'searchByCursor'>, readJson: RequestHandler): void {
   // 403 before the parameters or the body are read, as on /tokens.
   router.get('/v2/tokens', auth, requiresToken('token:read'), async (req, res) => {
     const query = validate(listTokensV2Query, req.query);
@@ -32,7 +32,7 @@ export function tokenV2Routes(router: IRouter, auth: RequestHandler, useCases: P
     '/v2/tokens/search',
     auth,
     requiresToken('token:search'),
-    json,
+    readJson,
     async (req, res) => {
       const body = validate(searchTokensV2Schema, req.body ?? {});
       const page = await useCases.searchByCursor.execute(actorOf(res), body);

@@ -41,14 +41,22 @@ function metadataJson(raw: unknown): Record<string, string> {
 
 const has = (body: object, key: string): boolean => Object.prototype.hasOwnProperty.call(body, key);
 
-export function tokenRoutes(router: IRouter, auth: RequestHandler, useCases: TokenUseCases, json: RequestHandler, mergePatchJson: RequestHandler): void {
+/** The body parsers of the token routes: `readJson` for the search, which only reads (see idempotency.ts). */
+export interface TokenBodyParsers {
+  readonly json: RequestHandler;
+  readonly readJson: RequestHandler;
+  readonly mergePatchJson: RequestHandler;
+}
+
+export function tokenRoutes(router: IRouter, auth: RequestHandler, useCases: TokenUseCases, parsers: TokenBodyParsers): void {
+  const { json, readJson, mergePatchJson } = parsers;
   router.post('/tokens', auth, requiresToken('token:create'), json, async (req, res) => {
     const body = validate(createTokenSchema, req.body);
     const view = await useCases.create.execute(actorOf(res), createTokenInput(body));
     sendJson(res, 201, presentToken(view));
   });
 
-  router.post('/tokens/search', auth, requiresToken('token:search'), json, async (req, res) => {
+  router.post('/tokens/search', auth, requiresToken('token:search'), readJson, async (req, res) => {
     const body = validate(searchTokensSchema, req.body ?? {});
     const page = await useCases.search.execute(actorOf(res), body);
     sendJson(res, 200, presentPage(page, presentToken));
