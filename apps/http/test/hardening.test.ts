@@ -53,6 +53,24 @@ describe('hostile input', () => {
     await api.post('/tokens').set('Content-Type', 'application/json').send(deep).expect(400);
   });
 
+  it('refuses integers past 2^53 - 1, which JSON.parse would change into another value, and keeps those within', async () => {
+    for (const [body, field] of [
+      ['{"type":"token","data":{"acct":9007199254740993}}', 'data.acct'],
+      ['{"type":"token","data":-9007199254740992}', 'data'],
+      ['{"type":"token","data":[1, 4242424242424242424]}', 'data[1]'],
+      ['{"type":"token","data":1e300}', 'data'],
+    ] as const) {
+      const res = await api.post('/tokens').set('Content-Type', 'application/json').send(body).expect(400);
+      expect(Object.keys(res.body.errors)).toEqual([field]);
+    }
+    const bulk = await api.post('/tokenize').set('Content-Type', 'application/json').send('[{"type":"token","data":{"acct":9007199254740993}}]').expect(400);
+    expect(Object.keys(bulk.body.errors)).toEqual(['[0].data.acct']);
+    for (const n of ['9007199254740991', '-9007199254740991', '1.5', '0.1']) {
+      const res = await api.post('/tokens').set('Content-Type', 'application/json').send(`{"type":"token","data":${n}}`).expect(201);
+      expect(JSON.stringify((await api.get(`/tokens/${res.body.id}`).expect(200)).body.data)).toBe(n);
+    }
+  });
+
   it.each(['/tokens/%zz', '/tokens/%', '/tokens/%E0%A4%A', '/applications/%zz', '/applications/%zz/regenerate', '/tenants/self/invitations/%zz', '/tokens/%zz/', '/Tokens/%zz', '/applications/%zz/regenerate/'])(
     'answers broken percent-encoding in %s with a 400 naming the path parameter id, not the body',
     async (path) => {

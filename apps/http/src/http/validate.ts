@@ -23,10 +23,12 @@ function issuesToErrors(issues: readonly z.core.$ZodIssue[]): Record<string, str
 export const MAX_BODY_DEPTH = 32;
 
 const ILL_FORMED = 'Text must be well-formed Unicode (a lone surrogate such as \\ud800 is not).';
+const UNSAFE_INTEGER = 'Integers must lie within ±9007199254740991 to be kept exactly; send a larger one as a string.';
 
 /**
  * What no schema should ever see: `__proto__` keys (objects would silently drop them), numbers JSON cannot carry
- * back (`1e999` parses as Infinity and would be stored as null), ill-formed UTF-16 in a value or a key (stores keep
+ * back (`1e999` parses as Infinity and would be stored as null), integers past 2^53 - 1 (`9007199254740993` parses
+ * as …992: another value, which would deduplicate with it and be handed back as the data), ill-formed UTF-16 in a value or a key (stores keep
  * UTF-8, so a lone surrogate would come back as U+FFFD: another id, another key), and nesting deep enough to exhaust
  * a stack. Walks iteratively, so the walk itself cannot overflow.
  */
@@ -35,6 +37,7 @@ function hostileValue(value: unknown): { path: PropertyKey[]; message: string } 
   while (stack.length > 0) {
     const { value: node, path } = stack.pop()!;
     if (typeof node === 'number' && !Number.isFinite(node)) return { path, message: 'Numbers must be finite.' };
+    if (typeof node === 'number' && Number.isInteger(node) && !Number.isSafeInteger(node)) return { path, message: UNSAFE_INTEGER };
     if (typeof node === 'string' && !isWellFormedText(node)) return { path, message: ILL_FORMED };
     if (typeof node !== 'object' || node === null) continue;
     if (path.length >= MAX_BODY_DEPTH) return { path, message: `Values may nest at most ${MAX_BODY_DEPTH} levels deep.` };
