@@ -126,6 +126,137 @@ describe('address classification', () => {
     );
   });
 
+  describe('the IANA special-purpose ranges', () => {
+    /** `count` random bytes after `prefix`'s first `bits` bits; the rest of the address random too. */
+    const withPrefix = (prefix: readonly number[], bits: number, length: 4 | 16) =>
+      fc.uint8Array({ minLength: length, maxLength: length }).map((random) => {
+        const bytes = Uint8Array.from(random);
+        for (let bit = 0; bit < bits; bit++) {
+          const byte = bit >> 3;
+          const mask = 0x80 >> (bit & 7);
+          bytes[byte] = ((prefix[byte] ?? 0) & mask) !== 0 ? bytes[byte]! | mask : bytes[byte]! & ~mask;
+        }
+        return bytes;
+      });
+    const text = (bytes: Uint8Array): string =>
+      bytes.length === 4
+        ? Array.from(bytes).join('.')
+        : Array.from({ length: 8 }, (_, i) => hex((bytes[2 * i]! << 8) | bytes[2 * i + 1]!)).join(':');
+    /** The address one below the range's first and one above its last: outside it. */
+    const neighbours = (prefix: readonly number[], bits: number, length: 4 | 16): string[] => {
+      const first = new Uint8Array(length);
+      prefix.forEach((b, i) => (first[i] = b));
+      const last = Uint8Array.from(first);
+      for (let bit = bits; bit < length * 8; bit++) last[bit >> 3]! |= 0x80 >> (bit & 7);
+      const step = (bytes: Uint8Array, by: 1 | -1) => {
+        const out = Uint8Array.from(bytes);
+        for (let i = length - 1; i >= 0; i--) {
+          const v = out[i]! + by;
+          out[i] = v & 0xff;
+          if (v >= 0 && v <= 0xff) break;
+        }
+        return text(out);
+      };
+      return [step(first, -1), step(last, 1)];
+    };
+
+    // [range, prefix bytes, bits, the addresses just outside it are public]
+    const V4: ReadonlyArray<readonly [string, readonly number[], number, boolean]> = [
+      ['0.0.0.0/8', [0], 8, false],
+      ['10.0.0.0/8', [10], 8, true],
+      ['100.64.0.0/10', [100, 64], 10, true],
+      ['127.0.0.0/8', [127], 8, true],
+      ['169.254.0.0/16', [169, 254], 16, true],
+      ['172.16.0.0/12', [172, 16], 12, true],
+      ['192.0.0.0/24', [192, 0, 0], 24, true],
+      ['192.0.2.0/24', [192, 0, 2], 24, true],
+      ['192.88.99.0/24', [192, 88, 99], 24, true],
+      ['192.168.0.0/16', [192, 168], 16, true],
+      ['198.18.0.0/15', [198, 18], 15, true],
+      ['198.51.100.0/24', [198, 51, 100], 24, true],
+      ['203.0.113.0/24', [203, 0, 113], 24, true],
+      ['224.0.0.0/4', [224], 4, false],
+      ['240.0.0.0/4', [240], 4, false],
+      ['255.255.255.255/32', [255, 255, 255, 255], 32, false],
+    ];
+    const V6: ReadonlyArray<readonly [string, readonly number[], number, boolean]> = [
+      ['::1/128', [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], 128, false],
+      ['100::/64', [1, 0, 0, 0, 0, 0, 0, 0], 64, false],
+      ['100:0:0:1::/64', [1, 0, 0, 0, 0, 0, 0, 1], 64, false],
+      ['2001::/23', [0x20, 0x01, 0x00], 23, true],
+      ['2001::/32 (Teredo)', [0x20, 0x01, 0, 0], 32, false],
+      ['2001:2::/48', [0x20, 0x01, 0, 2, 0, 0], 48, false],
+      ['2001:db8::/32', [0x20, 0x01, 0x0d, 0xb8], 32, true],
+      ['3fff::/20', [0x3f, 0xff], 20, true],
+      ['5f00::/16', [0x5f, 0x00], 16, false],
+      ['64:ff9b:1::/48', [0, 0x64, 0xff, 0x9b, 0, 1], 48, false],
+      ['fc00::/7', [0xfc], 7, false],
+      ['fe80::/10', [0xfe, 0x80], 10, false],
+      ['fec0::/10', [0xfe, 0xc0], 10, false],
+      ['ff00::/8', [0xff], 8, false],
+    ];
+
+    it.each(V4)('refuses every address of %s, and not its neighbours outside it', (_range, prefix, bits, neighboursPublic) => {
+      fc.assert(fc.property(withPrefix(prefix, bits, 4), (bytes) => classifyAddress(text(bytes)) !== 'public'), { seed: 4, numRuns: 200 });
+      if (neighboursPublic) for (const outside of neighbours(prefix, bits, 4)) expect([outside, classifyAddress(outside)]).toEqual([outside, 'public']);
+    });
+
+    it.each(V6)('refuses every address of %s, and not its neighbours outside it where they are global unicast', (_range, prefix, bits, neighboursPublic) => {
+      fc.assert(fc.property(withPrefix(prefix, bits, 16), (bytes) => classifyAddress(text(bytes)) !== 'public'), { seed: 6, numRuns: 200 });
+      if (neighboursPublic) for (const outside of neighbours(prefix, bits, 16)) expect([outside, classifyAddress(outside)]).toEqual([outside, 'public']);
+    });
+
+    it('refuses every IPv6 address outside global unicast (2000::/3) but the forms that carry an IPv4 address', () => {
+      const outside = fc.uint8Array({ minLength: 16, maxLength: 16 }).filter((b) => (b[0]! & 0xe0) !== 0x20);
+      fc.assert(
+        fc.property(outside, (bytes) => {
+          const carriesV4 = [[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff], [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0]].some(
+            (p) => p.every((b, i) => bytes[i] === b),
+          );
+          fc.pre(!carriesV4);
+          return classifyAddress(text(bytes)) !== 'public';
+        }),
+        { seed: 7, numRuns: 500 },
+      );
+    });
+
+    it('judges a 6to4 address by the IPv4 address it carries, and a Teredo address as refused whatever it carries', () => {
+      fc.assert(
+        fc.property(octet, octet, octet, octet, fc.integer({ min: 0, max: 0xffff }), (a, b, c, d, subnet) => {
+          const v4text = `${a}.${b}.${c}.${d}`;
+          const sixToFour = `2002:${hex((a << 8) | b)}:${hex((c << 8) | d)}:${hex(subnet)}::1`;
+          const teredo = `2001:0:${hex((a << 8) | b)}:${hex((c << 8) | d)}::${hex(subnet)}`;
+          return classifyAddress(sixToFour) === classifyAddress(v4text) && classifyAddress(teredo) === 'reserved';
+        }),
+        { seed: 2002, numRuns: 300 },
+      );
+    });
+
+    it.each([
+      ['192.0.1.255', 'public'],
+      ['192.0.3.0', 'public'],
+      ['192.88.98.255', 'public'],
+      ['192.88.100.0', 'public'],
+      ['198.51.99.255', 'public'],
+      ['198.51.101.0', 'public'],
+      ['203.0.112.255', 'public'],
+      ['203.0.114.0', 'public'],
+      ['239.255.255.255', 'multicast'],
+      ['255.255.255.255', 'reserved'],
+      ['2001:200::1', 'public'],
+      ['2001:1ff:ffff::1', 'reserved'],
+      ['2001:db7:ffff::1', 'public'],
+      ['2001:db9::1', 'public'],
+      ['2002:c000:204::1', 'reserved'],
+      ['3ffe:ffff::1', 'public'],
+      ['4000::1', 'reserved'],
+      ['::ffff:203.0.113.9', 'reserved'],
+      ['64:ff9b::198.51.100.1', 'reserved'],
+    ])('%s is %s', (address, kind) => {
+      expect(classifyAddress(address)).toBe(kind);
+    });
+  });
+
   it('never throws, whatever the text', () => {
     fc.assert(fc.property(fc.string(), (text) => {
       classifyAddress(text);

@@ -68,7 +68,12 @@ function parseIpv6(text: string): Uint8Array | undefined {
 
 type Range = readonly [prefix: readonly number[], bits: number, kind: AddressClass];
 
-// First match wins: the metadata address sits inside link-local, fd00:ec2::254 inside fc00::/7.
+/*
+ * The IANA special-purpose address registries (iana-ipv4-special-registry, iana-ipv6-special-registry), every entry
+ * not globally reachable, plus multicast. Entries marked globally reachable there (the AS112 and AMT ranges, the NAT64
+ * prefix, which is judged by the IPv4 address it carries) are public. First match wins: the metadata address sits
+ * inside link-local, fd00:ec2::254 inside fc00::/7.
+ */
 const IPV4_RANGES: readonly Range[] = [
   [[0], 8, 'unspecified'], // "this network": 0.0.0.0 reaches the local host on Linux
   [[127], 8, 'loopback'],
@@ -78,10 +83,16 @@ const IPV4_RANGES: readonly Range[] = [
   [[169, 254, 169, 254], 32, 'metadata'],
   [[169, 254], 16, 'link_local'],
   [[100, 64], 10, 'shared'], // carrier-grade NAT; also where some clouds keep their metadata service
-  [[192, 0, 0], 24, 'reserved'], // IETF protocol assignments
+  // IETF protocol assignments (DS-Lite, NAT64 discovery, …). Its two anycast addresses (192.0.0.9 PCP, 192.0.0.10
+  // TURN) are globally reachable, but no destination of a webhook or a proxy: the whole /24 is refused.
+  [[192, 0, 0], 24, 'reserved'],
+  [[192, 0, 2], 24, 'reserved'], // TEST-NET-1, documentation
+  [[192, 88, 99], 24, 'reserved'], // 6to4 relay anycast, deprecated (RFC 7526)
   [[198, 18], 15, 'reserved'], // benchmarking
+  [[198, 51, 100], 24, 'reserved'], // TEST-NET-2, documentation
+  [[203, 0, 113], 24, 'reserved'], // TEST-NET-3, documentation
   [[224], 4, 'multicast'],
-  [[240], 4, 'reserved'], // and 255.255.255.255, broadcast
+  [[240], 4, 'reserved'], // future use, and 255.255.255.255, limited broadcast
 ];
 
 const IPV6_RANGES: readonly Range[] = [
@@ -93,6 +104,15 @@ const IPV6_RANGES: readonly Range[] = [
   [[0xfe, 0xc0], 10, 'private'], // site-local, deprecated but still routed by some
   [[0xff], 8, 'multicast'],
   [[0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], 48, 'private'], // local-use NAT64
+  [[0x01, 0x00, 0, 0, 0, 0, 0, 0], 64, 'reserved'], // discard-only
+  [[0x01, 0x00, 0, 0, 0, 0, 0, 1], 64, 'reserved'], // dummy prefix (RFC 9780)
+  // IETF protocol assignments: Teredo (2001::/32, which tunnels to an address it only obfuscates), benchmarking
+  // (2001:2::/48), ORCHID. Its anycast addresses and AMT, AS112 and DRIP ranges are globally reachable, but no
+  // destination of a webhook or a proxy: the whole /23 is refused.
+  [[0x20, 0x01, 0x00, 0x00], 23, 'reserved'],
+  [[0x20, 0x01, 0x0d, 0xb8], 32, 'reserved'], // documentation
+  [[0x3f, 0xff], 20, 'reserved'], // documentation (RFC 9637)
+  [[0x5f, 0x00], 16, 'reserved'], // segment routing SIDs (RFC 9602)
 ];
 
 /** IPv6 prefixes that carry an IPv4 address a gateway may deliver to: judged by that address. */
@@ -103,6 +123,12 @@ const EMBEDDED_IPV4: readonly (readonly [prefix: readonly number[], bits: number
   [[0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0], 96, 12], // NAT64 64:ff9b::a.b.c.d
   [[0x20, 0x02], 16, 2], // 6to4 2002:aabb:ccdd::
 ];
+
+/**
+ * Global unicast: every public IPv6 address lies in 2000::/3. The rest of the space is special-purpose or reserved by
+ * the IETF (RFC 4291 §2.4), the embedded-IPv4 forms above aside.
+ */
+const GLOBAL_UNICAST_V6: readonly [prefix: readonly number[], bits: number] = [[0x20], 3];
 
 function inPrefix(bytes: Uint8Array, prefix: readonly number[], bits: number): boolean {
   for (let bit = 0; bit < bits; bit += 8) {
@@ -119,7 +145,7 @@ export function classifyAddressBytes(bytes: Uint8Array): AddressClass {
   if (own) return own[2];
   const embedded = EMBEDDED_IPV4.find(([p, bits]) => inPrefix(bytes, p, bits));
   if (embedded) return classifyAddressBytes(bytes.slice(embedded[2], embedded[2] + 4));
-  return 'public';
+  return inPrefix(bytes, ...GLOBAL_UNICAST_V6) ? 'public' : 'reserved';
 }
 
 /** The class of an IP literal (`127.0.0.1`, `::1`, `[::ffff:7f00:1]`); undefined when it is not one. */
