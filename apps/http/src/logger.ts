@@ -23,6 +23,9 @@ const REDACTED_PATHS: readonly string[] = SECRET_FIELDS.flatMap((name) => {
 /** An svc API key (private, public, management, session, proxy) or a webhook signing secret, wherever it appears. */
 const KEY_LIKE = /(key_(?:pvt|pub|mgt|ses|prx)_|whsec_)[^\s"'&,;]*/g;
 const HAS_KEY_LIKE = /key_(?:pvt|pub|mgt|ses|prx)_|whsec_/;
+
+/** Whether `text` holds what looks like an svc key or a webhook secret (see KEY_LIKE). */
+export const hasKeyLike = (text: string): boolean => HAS_KEY_LIKE.test(text);
 /** How deep masking follows nested objects and arrays (log fields are flat; this only bounds a cycle). */
 const MASK_DEPTH = 4;
 

@@ -97,6 +97,20 @@ describe('the HTTP edge', () => {
     expect(made.headers['svc-trace-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('never adopts a correlation id that looks like a key: the audit log and the logs keep trace ids', async () => {
+    for (const [header, value] of [
+      ['SVC-TRACE-ID', h.key],
+      ['SVC-TRACE-ID', 'key_pvt_5Jm2Xq'],
+      ['BT-TRACE-ID', 'x.whsec_abc'],
+    ] as const) {
+      const res = await as(h.app, h.key).get('/applications/key').set(header, value).expect(200);
+      expect(res.headers['svc-trace-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    await h.settleAudit();
+    const logs = await as(h.app, h.key).get('/logs?size=100').expect(200);
+    expect(logs.text).not.toMatch(/key_(pvt|mgt)_|whsec_/);
+  });
+
   it('answers an unknown route with a 404 problem', async () => {
     const res = await request(h.app).get('/nowhere').expect(404);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { hasKeyLike } from '../logger';
 
 const TRACE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -9,7 +10,9 @@ const TRACE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function edgeHeaders(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.get('svc-trace-id') ?? req.get('bt-trace-id');
-  const id = incoming && TRACE_ID.test(incoming) ? incoming : randomUUID();
+  // A trace id is kept in audit events and logs: one that looks like a key (a key pasted in the wrong header) is
+  // replaced, never stored.
+  const id = incoming && TRACE_ID.test(incoming) && !hasKeyLike(incoming) ? incoming : randomUUID();
   res.locals.traceId = id;
   res.setHeader('SVC-TRACE-ID', id);
   if (req.get('bt-trace-id') !== undefined) res.setHeader('BT-TRACE-ID', id);
