@@ -268,6 +268,29 @@ describe('tokens over HTTP', () => {
       expect(nodedup.body.fingerprint).toBe(first.body.fingerprint);
     });
 
+    it('refuses a fingerprint expression that renders nothing, at create and update: it would match unrelated tokens', async () => {
+      const first = await reveal
+        .post('/tokens')
+        .send({ type: 'token', data: { iban: 'DE89370400440532013000' }, fingerprint_expression: '{{ data.iban }}', deduplicate_token: true })
+        .expect(201);
+      for (const fingerprint_expression of ['{{ data.account_number }}', '', '  {{ data.missing }} ', '{{ process }}']) {
+        const res = await reveal
+          .post('/tokens')
+          .send({ type: 'token', data: { iban: 'GB29NWBK60161331926819' }, fingerprint_expression, deduplicate_token: true })
+          .expect(400);
+        expect(Object.keys(res.body.errors)).toEqual(['fingerprint_expression']);
+        const bulk = await reveal.post('/tokenize').send([{ type: 'token', data: { iban: 'GB29' }, fingerprint_expression, deduplicate_token: true }]).expect(400);
+        expect(Object.keys(bulk.body.errors)).toEqual(['[0].fingerprint_expression']);
+      }
+      const patched = await reveal
+        .patch(`/tokens/${first.body.id}`)
+        .set('Content-Type', 'application/merge-patch+json')
+        .send({ fingerprint_expression: '' })
+        .expect(400);
+      expect(Object.keys(patched.body.errors)).toEqual(['fingerprint_expression']);
+      expect((await reveal.get(`/tokens/${first.body.id}`).expect(200)).body.fingerprint).toBe(first.body.fingerprint);
+    });
+
     it('yields one token under concurrent creates', async () => {
       const results = await Promise.all(
         Array.from({ length: 10 }, () => reveal.post('/tokens').send({ type: 'social_security_number', data: '111-22-3333', deduplicate_token: true })),

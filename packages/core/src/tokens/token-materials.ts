@@ -26,6 +26,11 @@ export function computeMaterials(engine: ExpressionEngine, keys: TenantKeys, inp
     data,
     metadata: { ...input.metadata },
   });
+  // An empty fingerprint (a field the data lacks, or "") would be every such token's: deduplication would hand back
+  // another token's data and drop the new one.
+  if (fingerprintValue.trim() === '') {
+    throw ValidationError.field('fingerprint_expression', 'The fingerprint expression produced an empty value: it must identify the data.');
+  }
   const indexHashes = input.searchIndexes.map((expression, i) => {
     const field = `search_indexes[${i}]`;
     const value = engine.render(field, expression, { data });
