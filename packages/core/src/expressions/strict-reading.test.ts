@@ -57,6 +57,9 @@ describe('Strict reading of expressions', () => {
     ["{{ data | default: 'x', 'allow_false': true }}", 'a keyword that is not a plain name'],
     ["{{ data | default: 'x', allow_false: true, allow_false: true }}", 'a keyword given twice'],
     ["{{ data.number | where_exp: 'x', 'x == 1' }}", 'a filter that evaluates a string as an expression'],
+    ['{{ data | stringify | upcase }}', "a filter after 'stringify', which must be the last"],
+    ['{{ data | json_stringify | json_stringify }}', "'json_stringify' twice"],
+    ["{% assign x = data | stringify | append: 'x' %}{{ x }}", "a filter after 'stringify' in an assigned value"],
   ])('refuses %s (%s)', (template) => {
     expect(refuses(template)).toMatch(/^The expression is invalid: .+ at column \d+\.$/);
   });

@@ -4,6 +4,9 @@ import type { FilterSignature, FilterSignatures } from './filter-signatures';
 import { describeAt, ExpressionSyntaxError } from './expression-syntax-error';
 import { isWordChar } from './liquid-chars';
 
+/** Filters that may only end a chain (expressions.md). */
+const LAST_ONLY: ReadonlySet<string> = new Set(['json_stringify', 'stringify']);
+
 type OperatorToken = NonNullable<ReturnType<Tokenizer['readOperator']>>;
 
 /** The liquidjs instance templates are read for (its operators, its tokenizer options) and its filters' signatures. */
@@ -144,10 +147,14 @@ export class ArgumentReader {
 
   /** Zero or more filters; stops before anything that is not `|` (the caller decides whether that may follow). */
   filters(): void {
+    let last: string | undefined;
     while (this.accept('|')) {
       this.t.skipBlank();
       const name = this.t.readIdentifier();
       if (!name.size()) throw this.syntax(`expected a filter name after '|' but found ${describeAt(this.input, name.begin, this.end)}`, name.begin);
+      // expressions.md: json_stringify (alias stringify) must be the last filter.
+      if (last !== undefined && LAST_ONLY.has(last)) throw this.syntax(`'${last}' must be the last filter`, name.begin);
+      last = name.content;
       const signature = this.grammar.filters.get(name.content);
       if (!signature) throw this.syntax(`unknown filter '${name.content}'`, name.begin);
       this.items++;
