@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { UndiciOutboundHttp } from '@svc/outbound';
+import { DnsHostResolver, UndiciOutboundHttp } from '@svc/outbound';
 import {
   Authenticate,
   AcceptInvitation,
@@ -39,6 +39,7 @@ import {
   type Clock,
   OutboundPolicy,
   type OutboundHttp,
+  type HostResolver,
   CreateApplication,
   CreateApplicationKey,
   CreateTenant,
@@ -153,6 +154,8 @@ export interface ContainerOverrides {
   readonly mailer?: Mailer;
   /** Outbound HTTP (webhooks, the proxy); tests may give one that resolves names to 127.0.0.1. */
   readonly outbound?: OutboundHttp;
+  /** Looks up webhook urls' host names at create and update; tests may give one that resolves names as they choose. */
+  readonly resolver?: HostResolver;
 }
 
 export interface OpenStoreOptions {
@@ -405,6 +408,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       ids: d.resolve<IdGenerator>(TOKENS.Ids),
       random: d.resolve<RandomSource>(TOKENS.Random),
       policy: new OutboundPolicy(config.outboundAllow),
+      resolver: overrides.resolver ?? new DnsHostResolver({ timeoutMs: 2_000 }),
       audit: d.resolve<Audit>(TOKENS.Audit),
     };
     return {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Store } from '@svc/core';
+import type { HostResolver, Store } from '@svc/core';
 import { FixedClock, RecordingMailer } from '@svc/core/testing';
 import type { Mailer } from '@svc/core';
 import request from 'supertest';
@@ -41,6 +41,12 @@ export interface Harness {
   /** The container, for tests that need another port or use case. */
   readonly container: DependencyContainer;
 }
+
+/**
+ * The HTTP tests look no webhook host name up in DNS (slow or absent where tests run): every name is unresolved, which
+ * create and update accept (each delivery resolves and checks it again). webhooks.test.ts gives names addresses.
+ */
+const NO_NAMES: HostResolver = { resolve: async () => ({ kind: 'unresolved' }) };
 
 /** How to close and remove each SQLite file the harnesses of the running test file opened. */
 const opened: Array<() => Promise<void>> = [];
@@ -84,6 +90,7 @@ export async function harness(env: Record<string, string> = {}, mailer?: Mailer)
     clock,
     logger: new Logger('debug', (line) => logLines.push(line)),
     mailer: mailer ?? recording,
+    resolver: NO_NAMES,
   });
   const createTenant = (name = 'Acme'): Promise<ProvisionedTenant> =>
     container.resolve<CreateTenant>(TOKENS.CreateTenant).execute({ name, ownerEmail: `owner@${name.toLowerCase()}.test` });

@@ -1,7 +1,13 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { BasisTheoryClient } from '@basis-theory/node-sdk';
-import { WEBHOOK_EVENT_TYPES } from '@svc/core';
+import { type CreateTenant, type HostResolver, WEBHOOK_EVENT_TYPES } from '@svc/core';
+import { FixedClock } from '@svc/core/testing';
+import { createMemoryStore } from '@svc/memory';
 import request from 'supertest';
+import { loadConfig } from '../src/config/load-config';
+import { buildContainer } from '../src/container';
+import { createApp } from '../src/http/app';
+import { TOKENS } from '../src/tokens';
 import { applicationKey, as, harness, type Harness, listening } from './harness';
 
 const HOOK = { name: 'Orders', url: 'https://hooks.example.com/svc', events: ['token.created', 'application.deleted'] };
@@ -160,6 +166,12 @@ describe('webhooks over HTTP', () => {
       'https://[::1]/in',
       'https://user:pass@hooks.example.com/in',
       'file:///etc/passwd',
+      'https://localhost/',
+      'https://a.b.localhost:8443/in',
+      'https://metadata.google.internal/computeMetadata/v1/',
+      'https://example.com:0/',
+      'https://192.0.2.10/in',
+      'https://[2001:db8::1]/in',
     ])('refuses %s with a 400 naming url, at create and at update', async (url) => {
       const res = await create({ ...HOOK, url }).expect(400);
       expect(problemFields(res)).toEqual(['url']);
@@ -167,6 +179,40 @@ describe('webhooks over HTTP', () => {
       const id = (await create(HOOK).expect(201)).body.id as string;
       expect(problemFields(await api.put(`/webhooks/${id}`).send({ ...HOOK, url }).expect(400))).toEqual(['url']);
       expect((await api.get(`/webhooks/${id}`).expect(200)).body.url).toBe(HOOK.url);
+    });
+
+    describe('a host name, looked up at create and update', () => {
+      /** The app with a resolver that knows only these names. */
+      async function appResolving(names: Record<string, string[]>, env: Record<string, string> = {}) {
+        const resolver: HostResolver = {
+          resolve: async (hostname) => (names[hostname] ? { kind: 'resolved', addresses: names[hostname]! } : { kind: 'unresolved' }),
+        };
+        const config = loadConfig({ SVC_STORE: 'memory', SVC_PUBLIC_URL: 'https://vault.example.com', ...env });
+        const container = buildContainer(config, { store: createMemoryStore(), clock: new FixedClock('2026-01-01T00:00:00.000Z'), resolver });
+        const tenant = await container.resolve<CreateTenant>(TOKENS.CreateTenant).execute({ name: 'Acme', ownerEmail: 'owner@acme.test' });
+        return as(createApp(container), tenant.management.key);
+      }
+      const NAMES = { vm: ['127.0.0.1'], 'db.corp.example': ['10.0.0.5'], 'split.example.com': ['93.184.216.34', 'fd00::1'], 'hooks.example.com': ['93.184.216.34'] };
+
+      it.each(['https://vm/', 'https://db.corp.example:8443/in', 'https://split.example.com/in'])(
+        'refuses %s, which resolves to an address the policy refuses, at create and at update (400 naming url, nothing changed)',
+        async (url) => {
+          const a = await appResolving(NAMES);
+          const res = await a.post('/webhooks').send({ ...HOOK, url }).expect(400);
+          expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+          expect(problemFields(res)).toEqual(['url']);
+          expect(JSON.stringify(res.body)).not.toMatch(/127\.0\.0\.1|10\.0\.0\.5|fd00/);
+          const id = (await a.post('/webhooks').send(HOOK).expect(201)).body.id as string;
+          expect(problemFields(await a.put(`/webhooks/${id}`).send({ ...HOOK, url }).expect(400))).toEqual(['url']);
+          expect((await a.get(`/webhooks/${id}`).expect(200)).body.url).toBe(HOOK.url);
+          expect((await a.get('/webhooks').expect(200)).body.pagination.total_items).toBe(1);
+        },
+      );
+
+      it('takes a name that does not resolve (yet), and a name SVC_OUTBOUND_ALLOW lists whatever it resolves to', async () => {
+        await (await appResolving(NAMES)).post('/webhooks').send({ ...HOOK, url: 'https://not-yet.example.com/in' }).expect(201);
+        await (await appResolving(NAMES, { SVC_OUTBOUND_ALLOW: 'vm' })).post('/webhooks').send({ ...HOOK, url: 'https://vm/in' }).expect(201);
+      });
     });
 
     it('takes a private or plain-http destination that SVC_OUTBOUND_ALLOW lists, and only that one', async () => {

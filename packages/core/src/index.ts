@@ -84,6 +84,8 @@ export * from './outbound/ip-address';
 export * from './outbound/outbound-allow-list';
 export * from './outbound/outbound-policy';
 export * from './outbound/outbound-http';
+export * from './outbound/host-resolver';
+export * from './outbound/check-destination';
 export * from './audit/audit-event';
 export * from './audit/audit-chain';
 export * from './audit/audit-log';

@@ -1,1 +1,2 @@
 export * from './undici-outbound-http';
+export * from './dns-host-resolver';

@@ -40,6 +40,35 @@ describe('OutboundPolicy', () => {
       expect(refusedReason(strict, url)).toMatch(/may not reach/);
     });
 
+    it.each([
+      ['https://localhost/', /local host/],
+      ['https://LOCALHOST./x', /local host/],
+      ['https://a.b.localhost:8443/', /local host/],
+      ['https://localhost.localdomain/', /local host/],
+      ['https://metadata.google.internal/computeMetadata/v1/', /metadata/],
+      ['https://METADATA.GOOGLE.INTERNAL./', /metadata/],
+      ['https://metadata/', /metadata/],
+      ['https://instance-data.ec2.internal/', /metadata/],
+      ['https://example.com:0/', /port/],
+      ['https://8.8.8.8:0/', /port/],
+    ])('refuses %s by its name or port, before any lookup', (url, reason) => {
+      expect(refusedReason(strict, url)).toMatch(reason);
+    });
+
+    it('takes names that only look local: notlocalhost.com, localhost.example.com, metadata.example.com', () => {
+      for (const url of ['https://notlocalhost.com/', 'https://localhost.example.com/', 'https://metadata.example.com/', 'https://example.com:1/']) {
+        expect([url, strict.checkUrl(url).allowed]).toEqual([url, true]);
+      }
+    });
+
+    it('lets SVC_OUTBOUND_ALLOW list a local name, but never port 0', () => {
+      const policy = OutboundPolicy.fromAllowList('localhost:8443,*.localhost');
+      expect(policy.checkUrl('https://localhost:8443/')).toMatchObject({ allowed: true, value: { allowListed: true } });
+      expect(policy.checkUrl('https://api.localhost/').allowed).toBe(true);
+      expect(policy.checkUrl('https://localhost/').allowed).toBe(false);
+      expect(OutboundPolicy.fromAllowList('example.com').checkUrl('https://example.com:0/').allowed).toBe(false);
+    });
+
     it('accepts a public IP literal', () => {
       expect(strict.checkUrl('https://8.8.8.8/').allowed).toBe(true);
     });

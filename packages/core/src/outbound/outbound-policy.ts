@@ -23,10 +23,26 @@ const DESCRIPTIONS: Readonly<Record<Exclude<AddressClass, 'public'>, string>> = 
   reserved: 'a reserved address',
 };
 
+/** Names of the local host (RFC 6761 §6.3, and the loopback names of common hosts files): refused without a lookup. */
+const LOCAL_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback']);
+
+/** Names of cloud metadata services (Google Cloud's, AWS's): refused without a lookup, whatever they resolve to. */
+const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+
+/** Why a host name is refused before any lookup, or undefined. `host` as `new URL().hostname` gives it. */
+function refusedName(host: string): string | undefined {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (LOCAL_NAMES.has(name) || name.endsWith('.localhost')) return 'names the local host, which outbound requests may not reach';
+  if (METADATA_NAMES.has(name)) return 'names a cloud metadata service, which outbound requests may not reach';
+  return undefined;
+}
+
 /**
- * The SSRF rules for every request svc sends (webhook deliveries, the proxy): `https` only; no destination in a
- * loopback, private, link-local, metadata, unspecified, shared (CGNAT), multicast or reserved range, IPv4-mapped and
- * other IPv6 forms of them included; SVC_OUTBOUND_ALLOW lifts both for the destinations it lists. The URL is judged
+ * The SSRF rules for every request svc sends (webhook deliveries, the proxy): `https` only; a port from 1 to 65535;
+ * no destination in a loopback, private, link-local, metadata, unspecified, shared (CGNAT), multicast or reserved
+ * range, IPv4-mapped and other IPv6 forms of them included, and no name of the local host (`localhost`,
+ * `*.localhost`) or of a cloud metadata service; SVC_OUTBOUND_ALLOW lifts all but the scheme and port rules for the
+ * destinations it lists. The URL is judged
  * by {@link checkUrl} before anything else happens, each resolved address by {@link checkAddress} before a socket
  * is opened to it: the address checked is the address connected to, so DNS rebinding gains nothing.
  *
@@ -53,11 +69,15 @@ export class OutboundPolicy {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (host === '') return { allowed: false, reason: 'must name a host' };
     const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+    // `new URL()` takes port 0, which no connection can be made to (and which some resolvers read as "any").
+    if (port === 0) return { allowed: false, reason: 'must name a port from 1 to 65535' };
     const allowListed = isAllowListed(this.allow, host, port);
     if (url.protocol === 'http:' && !allowListed) {
       return { allowed: false, reason: 'must be an https URL (plain http only for hosts listed in SVC_OUTBOUND_ALLOW)' };
     }
     const target: OutboundTarget = { url, host, port, allowListed };
+    const name = allowListed ? undefined : refusedName(host);
+    if (name !== undefined) return { allowed: false, reason: name };
     if (classifyAddress(host) !== undefined) {
       const address = this.checkAddress(target, host);
       if (!address.allowed) return address;

@@ -4,6 +4,8 @@ import { factsAbout } from '../audit/audit-effects';
 import type { Actor } from '../auth/actor';
 import { requirePermission } from '../auth/authorize';
 import type { Keyring } from '../crypto/keyring';
+import { checkDestination } from '../outbound/check-destination';
+import type { HostResolver } from '../outbound/host-resolver';
 import type { OutboundPolicy } from '../outbound/outbound-policy';
 import { base58 } from '../shared/base58';
 import type { Clock } from '../shared/clock';
@@ -36,6 +38,8 @@ export interface WebhookDeps {
   readonly random: RandomSource;
   /** The outbound policy (SVC_OUTBOUND_ALLOW): a url it refuses is refused at create and update. */
   readonly policy: OutboundPolicy;
+  /** Looks the url's host name up at create and update, so a name of a private address is refused then. */
+  readonly resolver: HostResolver;
   /** Webhooks a tenant may hold (default {@link MAX_WEBHOOKS_PER_TENANT}). */
   readonly limit?: number;
   /** Records what callers do (ADR 4); absent in unit tests of other rules. */
@@ -72,11 +76,12 @@ export const webhookNotFound = (): NotFoundError => new NotFoundError('webhook')
 
 /**
  * The rules of a webhook's fields: a name of 1 to 200 characters; a url of at most 2,000 characters that the
- * outbound policy accepts (its scheme, credentials and, for an IP literal, its address; a host name is resolved and
- * its addresses checked at each delivery); events non-empty, known and without duplicates; a known status; a
- * well-formed notify e-mail. Every broken field is named.
+ * outbound policy accepts (its scheme, port, credentials, host name and, for an IP literal, its address; a host
+ * name is looked up and every address it has now must pass too: see {@link checkDestination}, and each delivery
+ * checks again); events non-empty, known and without duplicates; a known status; a well-formed notify e-mail. Every
+ * broken field is named.
  */
-export function validateWebhookInput(policy: OutboundPolicy, input: WebhookInput): ValidWebhookInput {
+export async function validateWebhookInput(deps: Pick<WebhookDeps, 'policy' | 'resolver'>, input: WebhookInput): Promise<ValidWebhookInput> {
   const errors: Record<string, string[]> = {};
   const name = input.name.trim();
   if (name.length === 0) errors.name = ['Name is required.'];
@@ -85,7 +90,7 @@ export function validateWebhookInput(policy: OutboundPolicy, input: WebhookInput
   if (url.length === 0) errors.url = ['Url is required.'];
   else if (url.length > MAX_WEBHOOK_URL) errors.url = [`Url must be at most ${MAX_WEBHOOK_URL} characters.`];
   else {
-    const decision = policy.checkUrl(url);
+    const decision = await checkDestination(deps.policy, deps.resolver, url);
     if (!decision.allowed) errors.url = [`Url ${decision.reason}.`];
   }
   const events: WebhookEventType[] = [];
@@ -123,7 +128,7 @@ export class CreateWebhook {
 
   async execute(actor: Actor, input: WebhookInput): Promise<WebhookWithSecret> {
     requirePermission(actor, 'webhook:create');
-    const valid = validateWebhookInput(this.deps.policy, input);
+    const valid = await validateWebhookInput(this.deps, input);
     const id = this.deps.ids.next();
     const secret = `${WEBHOOK_SECRET_PREFIX}${base58(this.deps.random.bytes(32))}`;
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
@@ -183,7 +188,7 @@ export class UpdateWebhook {
   async execute(actor: Actor, id: string, input: WebhookInput): Promise<Webhook> {
     requirePermission(actor, 'webhook:update');
     const current = await loadWebhook(this.deps, actor, id);
-    const valid = validateWebhookInput(this.deps.policy, input);
+    const valid = await validateWebhookInput(this.deps, input);
     const updated: Webhook = {
       ...current,
       name: valid.name,
