@@ -270,6 +270,27 @@ describe('token intents over HTTP', () => {
       await backend.get(`/token-intents/${intent.id}`).expect(404);
     });
 
+    it('records convert only with a token made of the intent: not for a create or tokenize that stored nothing', async () => {
+      const converts = async (id: string): Promise<number> => {
+        await h.settleAudit();
+        const events = (await as(h.app, h.key).get(`/logs?entity_id=${id}&size=100`).expect(200)).body.data as Array<{ operation: string; outcome: string }>;
+        return events.filter((e) => e.operation === 'convert').length;
+      };
+      await backend.post('/tokens').send({ id: 'taken-id-2', type: 'token', data: 'x' }).expect(201);
+      const intent = await createIntent();
+      await backend.post('/tokens').send({ id: 'taken-id-2', token_intent_id: intent.id }).expect(409);
+      await backend.post('/tokenize').send([{ token_intent_id: intent.id }, { type: 'nope', data: 1 }]).expect(400);
+      await backend.post('/tokenize').send([{ token_intent_id: intent.id, id: 'taken-id-2' }]).expect(409);
+      expect(await converts(intent.id)).toBe(0);
+      const made = (await backend.post('/tokenize').send([{ token_intent_id: intent.id }]).expect(201)).body as Array<{ id: string }>;
+      expect(await converts(intent.id)).toBe(1);
+      // Deduplicated into an existing token: the intent is used up, and its convert recorded.
+      const again = await createIntent();
+      const dedup = await backend.post('/tokens').send({ token_intent_id: again.id, deduplicate_token: true }).expect(201);
+      expect(dedup.body.id).toBe(made[0]!.id);
+      expect(await converts(again.id)).toBe(1);
+    });
+
     it('puts the intent back when no rule lets the caller create the token there', async () => {
       const intent = await createIntent();
       const elsewhere = await applicationKey(h, {

@@ -1,4 +1,4 @@
-import { type Audit, auditOf } from '../audit/audit';
+import type { AuditFact } from '../audit/audit-effects';
 import { ValidationError } from '../shared/errors';
 import type { Actor } from '../auth/actor';
 import type { Keyring } from '../crypto/keyring';
@@ -21,6 +21,14 @@ export interface TokenIntentRequest {
   readonly data?: unknown;
 }
 
+/** The event of an intent that became a token: stored with the token's own, in the token's write. */
+export const convertFact = (intentId: string): AuditFact => ({
+  entityType: 'token_intent',
+  entityId: intentId,
+  operation: 'convert',
+  message: 'Token intent converted to a token',
+});
+
 const UNKNOWN = 'No token intent with this id: it never existed, has expired, was deleted or has become a token.';
 
 /**
@@ -29,7 +37,7 @@ const UNKNOWN = 'No token intent with this id: it never existed, has expired, wa
  * made; the caller then creates the token, and calls `release` when that fails, which puts the intent back.
  */
 export class TokenIntentClaims {
-  constructor(private readonly deps: { readonly intents: TokenIntentRepository; readonly keyring: Keyring; readonly audit?: Audit | undefined }) {}
+  constructor(private readonly deps: { readonly intents: TokenIntentRepository; readonly keyring: Keyring }) {}
 
   /**
    * Checks the request against the intent and takes the intent. A 400 names `token_intent_id` for an intent that is
@@ -47,8 +55,9 @@ export class TokenIntentClaims {
       throw ValidationError.field('type', `The token intent holds ${found.type} data: the type must be ${found.type}, or left out.`);
     }
     // Intents never change, so the one found is the one taken; a concurrent claim or delete may have taken it first.
-    const effects = auditOf(this.deps).write(actor, now, { entityType: 'token_intent', entityId: id, operation: 'convert', message: 'Token intent taken to make a token' });
-    const intent = await this.deps.intents.take(actor.tenantId, id, now, effects);
+    // The take records nothing: the intent's `convert` event goes with the token made of it (`convertFact`), so a
+    // create that stores nothing (and gives the intent back) leaves no event saying it was converted.
+    const intent = await this.deps.intents.take(actor.tenantId, id, now);
     if (!intent) throw ValidationError.field('token_intent_id', UNKNOWN);
     try {
       const keys = await this.deps.keyring.forTenant(actor.tenantId);

@@ -15,9 +15,9 @@ import { openToken, sealToken } from './token-sealing';
 import { isTokenTypeName, type TokenTypeName, tokenType, withoutCvc } from './token-types';
 import { isRecord } from './data-rules';
 import { type TokenView, viewToken } from './token-view';
-import type { ClaimedTokenIntent, TokenIntentClaims } from '../token-intents/token-intent-claims';
+import { type ClaimedTokenIntent, convertFact, type TokenIntentClaims } from '../token-intents/token-intent-claims';
 import { auditOf } from '../audit/audit';
-import { tokenHookData } from '../audit/audit-effects';
+import { type AuditFact, tokenHookData } from '../audit/audit-effects';
 import type { WriteEffects } from '../audit/write-effects';
 
 /** POST /tokens, after the edge has checked the shape. */
@@ -61,11 +61,11 @@ export class CreateToken {
     let stored = false;
     try {
       const prepared = this.prepare(actor, request, keys, now);
-      const effects = this.creation(actor, prepared, 'create', now);
+      const effects = this.creation(actor, prepared, 'create', now, claimed);
       const outcome = await this.deps.tokens.create(prepared.sealed, { deduplicate: prepared.deduplicate, now, effects });
       if (outcome.status === 'duplicate_id') throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists.');
       stored = true;
-      if (outcome.status === 'existing') this.recordDeduplicated(actor, [outcome.token.id], 'create', now);
+      if (outcome.status === 'existing') this.recordDeduplicated(actor, [{ id: outcome.token.id, claimed }], 'create', now);
       return this.answer(actor, prepared, outcome, keys, now);
     } catch (error) {
       // No token was made from the intent: it goes back, so the request can be corrected and sent again.
@@ -85,17 +85,27 @@ export class CreateToken {
     return { request: { ...input, type: claimed.type, data: claimed.data }, claimed };
   }
 
-  /** What storing a prepared token brings: its event (`create`, or `tokenize` in bulk) and its `token.created` message. */
-  creation(actor: Actor, prepared: PreparedToken, operation: 'create' | 'tokenize', now: Date): WriteEffects {
+  /**
+   * What storing a prepared token brings: its event (`create`, or `tokenize` in bulk), the `convert` event of the
+   * intent it is made of, and its `token.created` message.
+   */
+  creation(actor: Actor, prepared: PreparedToken, operation: 'create' | 'tokenize', now: Date, claimed?: ClaimedTokenIntent): WriteEffects {
     const message = operation === 'create' ? 'Token created' : 'Token created by tokenize';
-    return auditOf(this.deps).write(actor, now, { entityType: 'token', entityId: prepared.token.id, operation, message }, [
+    const created: AuditFact = { entityType: 'token', entityId: prepared.token.id, operation, message };
+    return auditOf(this.deps).write(actor, now, claimed ? [created, convertFact(claimed.intent.id)] : created, [
       { type: 'token.created', data: tokenHookData(prepared.token) },
     ]);
   }
 
-  /** Creates that deduplication answered with existing tokens: nothing was written, so their events go to the trail. */
-  recordDeduplicated(actor: Actor, ids: readonly string[], operation: 'create' | 'tokenize', now: Date): void {
-    const facts = ids.map((id) => ({ entityType: 'token' as const, entityId: id, operation, message: 'Token create answered with an existing token (deduplicated)' }));
+  /**
+   * Creates that deduplication answered with existing tokens: nothing was written, so their events go to the trail,
+   * with the `convert` of an intent used up by one (it is not given back: the caller has its token).
+   */
+  recordDeduplicated(actor: Actor, answered: ReadonlyArray<{ readonly id: string; readonly claimed?: ClaimedTokenIntent | undefined }>, operation: 'create' | 'tokenize', now: Date): void {
+    const facts = answered.flatMap(({ id, claimed }): AuditFact[] => [
+      { entityType: 'token', entityId: id, operation, message: 'Token create answered with an existing token (deduplicated)' },
+      ...(claimed ? [convertFact(claimed.intent.id)] : []),
+    ]);
     auditOf(this.deps).record(actor, now, facts);
   }
 

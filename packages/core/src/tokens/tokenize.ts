@@ -123,11 +123,14 @@ export class Tokenize {
     const invalid: Record<string, readonly string[]> = Object.create(null);
     const refused: Record<string, readonly string[]> = Object.create(null);
     const prepared: PreparedToken[] = [];
+    /** The intent each prepared token is made of, by index. */
+    const intents: Array<ClaimedTokenIntent | undefined> = [];
     for (const item of items) {
       try {
         const { request, claimed: intent } = await this.create.withIntent(actor, item.input, now);
         if (intent) claimed.push(intent);
         prepared.push(this.create.prepare(actor, request, keys, now));
+        intents[prepared.length - 1] = intent;
       } catch (error) {
         if (error instanceof ValidationError) Object.assign(invalid, errorsWithin(item.path, error.errors));
         else if (error instanceof ForbiddenError) refused[item.path || 'body'] = [error.message];
@@ -138,7 +141,7 @@ export class Tokenize {
     if (Object.keys(refused).length > 0) throw new ForbiddenError('The API key may not create one or more of these tokens.', refused);
 
     const outcome = await this.deps.tokens.createMany(
-      prepared.map((p) => ({ token: p.sealed, deduplicate: p.deduplicate, effects: this.create.creation(actor, p, 'tokenize', now) })),
+      prepared.map((p, i) => ({ token: p.sealed, deduplicate: p.deduplicate, effects: this.create.creation(actor, p, 'tokenize', now, intents[i]) })),
       now,
     );
     if (outcome.status === 'duplicate_id') {
@@ -147,7 +150,7 @@ export class Tokenize {
         [field]: ['A token with this id already exists.'],
       });
     }
-    const deduplicated = outcome.outcomes.flatMap((o) => (o.status === 'existing' ? [o.token.id] : []));
+    const deduplicated = outcome.outcomes.flatMap((o, i) => (o.status === 'existing' ? [{ id: o.token.id, claimed: intents[i] }] : []));
     if (deduplicated.length > 0) this.create.recordDeduplicated(actor, deduplicated, 'tokenize', now);
     return { prepared, outcomes: outcome.outcomes };
   }
