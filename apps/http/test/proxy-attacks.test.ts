@@ -1,5 +1,6 @@
 import { connect as netConnect } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import type { Handler, TestServer } from '@svc/outbound/testing';
 import { proxyHarness, useTestDestinations } from './proxy-fixture';
 import request from 'supertest';
@@ -575,6 +576,43 @@ describe('attacks on the proxy', () => {
         expect(res.text).not.toContain(VISA);
       }
       expect(dest.received.map((r) => r.headers['accept-encoding'])).toEqual(['identity', 'identity']);
+    });
+
+    it('fails closed (502) on an answer declared in any charset but UTF-8 or US-ASCII, or holding NUL bytes: never unmasked', async () => {
+      // The destination answers `card <VISA>` in the encoding the call asks for, under the Content-Type it asks for.
+      await setUp((r, res) => {
+        res.writeHead(200, { 'content-type': String(r.headers['x-type']) });
+        res.end(Buffer.from(`card ${VISA} ok`, r.headers['x-encoding'] as BufferEncoding));
+      });
+      // A regex that also matches the card's UTF-16 spelling: it must not matter what the mask could have matched.
+      const { key } = await createProxy({ response_transforms: [{ type: 'mask', matcher: 'regex', expression: '4(\\x00?\\d){15}', replacement: 'XXXX' }] });
+      const ask = (type: string, encoding: string) =>
+        request(h.app).get('/proxy').set('SVC-PROXY-KEY', key).set('SVC-API-KEY', backend).set('X-Type', type).set('X-Encoding', encoding).buffer(true).parse((r, done) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => done(null, Buffer.concat(chunks)));
+        });
+      const digits = (body: Buffer) => body.toString('latin1').replace(/[^0-9]/g, '');
+      const label = fc.constantFrom('utf-16le', 'utf-16', 'UTF-16BE', 'utf-32', 'iso-8859-1', 'windows-1252', 'shift_jis', 'ucs-2');
+      await fc.assert(
+        fc.asyncProperty(label, fc.boolean(), fc.constantFrom('text/plain', 'application/json', 'text/html'), fc.constantFrom<BufferEncoding>('utf16le', 'utf8', 'latin1'), async (charset, quoted, type, encoding) => {
+          const res = await ask(`${type}; charset=${quoted ? `"${charset}"` : charset}`, encoding);
+          expectProblem(res, 502);
+          expect(digits(res.body as Buffer)).not.toContain(VISA);
+        }),
+        { seed: 16, numRuns: 12 },
+      );
+      // UTF-16 sent without a charset, or as UTF-8: NUL bytes are valid UTF-8, but no text a mask may read holds them.
+      for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/octet-stream']) {
+        const res = await ask(type, 'utf16le');
+        expectProblem(res, 502);
+        expect(digits(res.body as Buffer)).not.toContain(VISA);
+      }
+      // What the masks can read is masked, however UTF-8 is declared.
+      for (const type of ['text/plain; charset="UTF-8"', 'text/plain;charset=us-ascii', 'text/plain']) {
+        const res = await ask(type, 'utf8');
+        expect([res.status, (res.body as Buffer).toString()]).toEqual([200, 'card XXXX ok']);
+      }
     });
 
     it('lets no Range request cut a masked value into pieces the mask does not see', async () => {

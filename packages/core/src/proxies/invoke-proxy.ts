@@ -26,6 +26,7 @@ import type { Tokenize } from '../tokens/tokenize';
 import type { TokenView } from '../tokens/token-view';
 import { jsonValueAt, matchJson, parseJsonMatcher, replaceJson } from './json-matcher';
 import { rewriteJsonText } from './json-text';
+import { answerText, unreadableCharset } from './answer-text';
 import { compileMask, maskText } from './mask';
 import type { Proxy, ProxyRepository, ProxyTransform } from './proxy';
 import { proxyFact } from './manage-proxies';
@@ -403,6 +404,11 @@ export class InvokeProxy {
       stream.cancel();
       throw new BadGatewayError('PROXY_ANSWER_UNREADABLE', 'The destination answered with an encoded body the proxy’s masks cannot read.');
     }
+    const charset = unreadableCharset(stream.headers['content-type']);
+    if (charset !== undefined) {
+      stream.cancel();
+      throw new BadGatewayError('PROXY_ANSWER_UNREADABLE', charset);
+    }
     const chunks: Uint8Array[] = [];
     let late = false;
     const timer = setTimeout(() => {
@@ -423,11 +429,9 @@ export class InvokeProxy {
     if (late) throw tooLate();
     const bytes = Buffer.concat(chunks);
     if (bytes.length === 0) return bytes;
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
-      throw new BadGatewayError('PROXY_ANSWER_UNREADABLE', 'The destination’s answer is not UTF-8 text; the proxy’s masks cannot read it.');
+    let text = answerText(bytes);
+    if (text === undefined) {
+      throw new BadGatewayError('PROXY_ANSWER_UNREADABLE', 'The destination’s answer is not UTF-8 text without NUL bytes; the proxy’s masks cannot read it.');
     }
     try {
       for (const mask of masks) text = applyMask(text, mask, this.deps.bodyLimitBytes);
