@@ -97,6 +97,26 @@ describe('the audit log over HTTP (beyond.md §5)', () => {
       expect(JSON.stringify(all)).not.toContain('secret');
     });
 
+    it('lists and searches that show plaintext record a reveal of each token shown so; masked ones do not', async () => {
+      const backend = await privateApp('token:create', 'token:read', 'token:use', 'token:search');
+      const masked = await privateApp('token:read', 'token:search');
+      const b = as(h.app, backend.key);
+      const created = (await b.post('/tokens').send({ type: 'card_number', data: VISA }).expect(201)).body;
+      const shown = [
+        traced(b.get(`/tokens?id=${created.id}`), 'list-v1'),
+        traced(b.get('/v2/tokens'), 'list-v2'),
+        traced(b.post('/tokens/search').send({ query: `id:${created.id}` }), 'search-v1'),
+        traced(b.post('/v2/tokens/search').send({ query: `id:${created.id}` }), 'search-v2'),
+      ];
+      for (const req of shown) expect((await req.expect(200)).text).toContain(VISA);
+      for (const req of [as(h.app, masked.key).get('/v2/tokens'), as(h.app, masked.key).post('/tokens/search').send({ query: `id:${created.id}` })]) {
+        expect((await req.expect(200)).text).not.toContain(VISA);
+      }
+      const reveals = (await eventsOf(created.id)).filter((e) => e.operation === 'reveal');
+      expect(reveals.map((e) => [e.actor_id, e.trace_id])).toEqual(['list-v1', 'list-v2', 'search-v1', 'search-v2'].map((t) => [backend.id, t]));
+      expect(JSON.stringify(await allEvents())).not.toContain(VISA);
+    });
+
     it('applications: create, read, update, regenerate, key.create, key.delete, delete, by the management application', async () => {
       const made = await privateApp('token:read');
       await api.get(`/applications/${made.id}`).expect(200);

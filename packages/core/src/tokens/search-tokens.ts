@@ -41,11 +41,17 @@ export function recordSearch(deps: TokenDeps, actor: Actor, permission: Permissi
   auditOf(deps).record(actor, now, { entityType: 'token', operation: search ? 'search' : 'read', message });
 }
 
-/** Shows each token a list or search found as the caller may see it: its transform for `permission`, redact without one. */
+/**
+ * Shows each token a list or search found as the caller may see it: its transform for `permission`, redact without
+ * one. A token shown with its data revealed is recorded as a `reveal` of that token (beyond.md §5: reads that return
+ * plaintext record `reveal`), beside the list's or search's own event.
+ */
 export function showFound(deps: TokenDeps, actor: Actor, permission: Permission, keys: TenantKeys, now: Date): (stored: StoredToken) => TokenView {
+  const message = permission === 'token:search' ? 'Token revealed by a search' : 'Token revealed in a list';
   return (stored) => {
     const transform = transformFor(actor, permission, stored) ?? 'redact';
     if (transform === 'redact') return { token: stored, hasData: false };
+    if (transform === 'reveal') auditOf(deps).record(actor, now, { entityType: 'token', entityId: stored.id, operation: 'reveal', message });
     return viewToken(deps.expressions, openToken(keys, stored), transform, deps.policy, now);
   };
 }
