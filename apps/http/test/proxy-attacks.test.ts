@@ -750,6 +750,55 @@ describe('attacks on the proxy', () => {
     });
   });
 
+  describe('answer headers that would speak for the vault', () => {
+    const ORIGIN_BOUND = ['set-cookie', 'set-cookie2', 'clear-site-data', 'refresh', 'strict-transport-security', 'alt-svc', 'public-key-pins'];
+
+    it('drops cookies, Clear-Site-Data, Refresh and every SVC-* header, and never lets one replace a header svc set', async () => {
+      // The destination answers with the headers the call lists in X-Answer (JSON), whatever they are.
+      await setUp((r, res) => {
+        for (const [name, value] of JSON.parse(String(r.headers['x-answer'])) as Array<[string, string | string[]]>) res.setHeader(name, value);
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(`card ${VISA}`);
+      });
+      const { key } = await createProxy({ response_transforms: [{ type: 'mask', matcher: 'regex', expression: '\\d{16}', replacement: 'XXXX' }] });
+      const fixed: Array<[string, string | string[]]> = [
+        ['Set-Cookie', ['session=evil; Path=/; HttpOnly', 'other=1']],
+        ['Set-Cookie2', 'a=1'],
+        ['Clear-Site-Data', '"*"'],
+        ['Refresh', '0; url=https://evil.example/'],
+        ['Strict-Transport-Security', 'max-age=0'],
+        ['X-Content-Type-Options', ''],
+        ['Cache-Control', 'public, max-age=86400'],
+        ['SVC-IDEMPOTENT-REPLAYED', 'true'],
+        ['SVC-Trace-Id', 'forged'],
+        ['BT-Trace-Id', 'forged'],
+        ['Access-Control-Allow-Origin', '*'],
+        ['X-Request-Id', 'theirs'],
+        ['ETag', '"v1"'],
+      ];
+      const svcName = fc.stringMatching(/^[a-z0-9-]{1,20}$/).map((rest) => `SVC-${rest}`);
+      const theirName = fc.stringMatching(/^x-[a-z0-9-]{1,20}$/);
+      await fc.assert(
+        fc.asyncProperty(svcName, theirName, fc.boolean(), async (svc, theirs, masked) => {
+          const answer: Array<[string, string | string[]]> = [...fixed, [svc, 'true'], [theirs, 'kept']];
+          const req = masked ? request(h.app).get('/proxy').set('SVC-PROXY-KEY', key).set('SVC-API-KEY', backend) : call('GET');
+          const res = await req.set('SVC-TRACE-ID', 'mine').set('X-Answer', JSON.stringify(answer)).expect(200);
+          for (const name of ORIGIN_BOUND) expect([name, res.headers[name]]).toEqual([name, undefined]);
+          expect(Object.keys(res.headers).filter((n) => n.startsWith('svc-')).sort()).toEqual(['svc-proxy-destination-status', 'svc-trace-id']);
+          expect(res.headers['bt-trace-id']).toBeUndefined();
+          expect(res.headers['svc-trace-id']).toBe('mine');
+          expect(res.headers['x-content-type-options']).toBe('nosniff');
+          expect(res.headers['cache-control']).toBe('no-store');
+          expect(res.headers['access-control-allow-origin']).toBeUndefined();
+          expect(res.headers['content-security-policy']).toBe('sandbox');
+          expect([res.headers['x-request-id'], res.headers[theirs]]).toEqual(['theirs', 'kept']);
+          expect(res.text).toBe(masked ? 'card XXXX' : `card ${VISA}`);
+        }),
+        { seed: 7, numRuns: 10 },
+      );
+    });
+  });
+
   describe('a caller that goes away', () => {
     /** Wraps the proxy use case so a test sees when an answer's body stops being read (its iterator finished). */
     function watchAnswers(): { finished: () => number } {

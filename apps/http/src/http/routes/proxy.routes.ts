@@ -190,10 +190,7 @@ async function sendAnswer(res: Response, answer: ProxyAnswer): Promise<void> {
   const grouped = new Map<string, string[]>();
   for (const [name, value] of answer.headers) grouped.set(name, [...(grouped.get(name) ?? []), value]);
   for (const [name, values] of grouped) {
-    // svc's own: the trace id, and no caching of what may hold card data.
-    if (name === 'svc-trace-id' || name === 'cache-control' || name.startsWith('access-control-')) continue;
-    // Statements about the destination's origin that a browser would take as the vault's.
-    if (ORIGIN_BOUND.has(name)) continue;
+    if (!passesBack(res, name)) continue;
     try {
       res.setHeader(name, values.length === 1 ? values[0]! : values);
     } catch {
@@ -220,8 +217,39 @@ async function sendAnswer(res: Response, answer: ProxyAnswer): Promise<void> {
   }
 }
 
-/** Answer headers about the destination's own origin (HSTS, alternative services, pinning): never passed on. */
-const ORIGIN_BOUND = new Set(['strict-transport-security', 'alt-svc', 'public-key-pins', 'public-key-pins-report-only']);
+/**
+ * Answer headers that would speak for the vault's origin, where the answer is served: HSTS, alternative services and
+ * pinning about the destination's own origin; cookies the browser would store for (or clear from) the vault's origin;
+ * Clear-Site-Data, which would wipe the vault's storage; Refresh, a redirect to anywhere. Never passed on.
+ */
+const ORIGIN_BOUND = new Set([
+  'strict-transport-security',
+  'alt-svc',
+  'public-key-pins',
+  'public-key-pins-report-only',
+  'set-cookie',
+  'set-cookie2',
+  'clear-site-data',
+  'refresh',
+]);
+
+/** Headers svc sets itself, whether or not it set them on this answer (the edge sets most on every answer). */
+const VAULT_SET = new Set(['bt-trace-id', 'cache-control', 'x-content-type-options']);
+
+/** svc's own: its namespace (SVC-*, the trace id among them), CORS, and the headers it sets. */
+function isVaultOwn(name: string): boolean {
+  return name.startsWith('svc-') || name.startsWith('access-control-') || VAULT_SET.has(name);
+}
+
+/**
+ * Whether a destination's answer header goes on to the caller: not one that speaks for the vault's origin, not one in
+ * svc's own namespace (SVC-*, which a destination could use to pass for the vault: `SVC-IDEMPOTENT-REPLAYED: true`),
+ * and never in place of a header svc has set on the answer already (`X-Content-Type-Options: nosniff`,
+ * `Cache-Control: no-store` for what may hold card data, the trace id, CORS).
+ */
+function passesBack(res: Response, name: string): boolean {
+  return !ORIGIN_BOUND.has(name) && !isVaultOwn(name) && !res.hasHeader(name);
+}
 
 /** TRACE and TRACK echo the request back: through a proxy that adds configured credentials, they would show them. */
 const REFUSED_METHODS = new Set(['TRACE', 'TRACK']);
