@@ -43,11 +43,12 @@ describe('the proxy over HTTP', () => {
       expect(res.status).toBe(201);
       expect(res.headers['svc-proxy-destination-status']).toBe('201');
       expect(res.headers['x-processor']).toBe('stand-in');
-      expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
-      // Served from the vault's origin: sandboxed, never cached, no statement about the destination's origin.
+      // Served from the vault's origin: sandboxed, never cached, no statement about the destination's origin, no
+      // cookie stored for the vault's.
       expect(res.headers['content-security-policy']).toBe('sandbox');
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers['strict-transport-security']).toBeUndefined();
+      expect(res.headers['set-cookie']).toBeUndefined();
       expect(res.body).toEqual({ ok: true, method: 'POST', url: '/v1/charges/extra?amount=100' });
       expect(dest.received).toHaveLength(1);
       expect(JSON.parse(dest.received[0]!.body)).toEqual({ card: { number: VISA, cvc: '123' }, note: `card ${VISA}!` });
