@@ -283,6 +283,84 @@ describe('the proxy over HTTP', () => {
       await header('Bearer {{ configuration.KEY }}').expect(201);
     });
 
+    it('refuses at save a configured header naming a key not set anywhere in its text, or rendering no text; PUT and PATCH too', async () => {
+      await setUp();
+      const body = (value: string, name = 'Authorization') => ({
+        name: 'H',
+        destination_url: `https://127.0.0.1:${dest.port}/v1`,
+        configuration: { API_KEY: 'sk_live_1' },
+        request_transforms: [{ type: 'append_header', name, value }],
+      });
+      const made = (await mgmt().post('/proxies').send(body('Bearer {{ configuration.API_KEY }}')).expect(201)).body as { id: string; key: string };
+      for (const value of ['Bearer {{ configuration.MISSING }}', 'Bearer {{ configuration }}', '{{ configuration.API_KEY }}:{{ configuration.api_key }}', 'Bearer {{ configuration.MISSING | default: "x" }}']) {
+        for (const res of [
+          await mgmt().post('/proxies').send(body(value)),
+          await mgmt().put(`/proxies/${made.id}`).send(body(value)),
+          await mgmt().patch(`/proxies/${made.id}`).send({ request_transforms: body(value).request_transforms }),
+        ]) {
+          expect([value, res.status, res.headers['content-type']]).toEqual([value, 400, expect.stringContaining('application/problem+json')]);
+          expect(Object.keys(res.body.errors)).toEqual(['request_transforms[0].value']);
+          expect(JSON.stringify(res.body)).not.toContain('sk_live_1');
+        }
+      }
+      // Removing the key a header names is refused as well; the proxy still sends its credential.
+      expect(Object.keys((await mgmt().patch(`/proxies/${made.id}`).send({ configuration: { OTHER: 'x' } }).expect(400)).body.errors)).toEqual(['request_transforms[0].value']);
+      expect((await mgmt().get('/proxies').expect(200)).body.data).toHaveLength(1);
+      await request(h.app).get('/proxy').set('SVC-PROXY-KEY', made.key).set('SVC-API-KEY', backend).expect(201);
+      expect(dest.received.at(-1)!.headers.authorization).toBe('Bearer sk_live_1');
+    });
+
+    it('refuses at save an Expect header, in any case, naming the field', async () => {
+      await setUp();
+      for (const name of ['Expect', 'expect', 'EXPECT', 'eXpEcT']) {
+        const res = await mgmt()
+          .post('/proxies')
+          .send({ name: 'E', destination_url: `https://127.0.0.1:${dest.port}/v1`, request_transforms: [{ type: 'append_header', name, value: '100-continue' }] })
+          .expect(400);
+        expect(res.headers['content-type']).toContain('application/problem+json');
+        expect(Object.keys(res.body.errors)).toEqual(['request_transforms[0].name']);
+      }
+      // Basis Theory's SDK spelling too.
+      const sdk = await mgmt()
+        .post('/proxies')
+        .send({ name: 'E', destination_url: `https://127.0.0.1:${dest.port}/v1`, request_transforms: [{ type: 'append_header', options: { location: 'Expect', value: '100-continue' } }] })
+        .expect(400);
+      expect(Object.keys(sdk.body.errors)).toEqual(['request_transforms[0].name']);
+      expect((await mgmt().get('/proxies').expect(200)).body.data).toEqual([]);
+    });
+
+    it("refuses at save a tokenize transform's token that no create request could make, naming the field", async () => {
+      await setUp();
+      await applicationKey(h, { name: 'capture', type: 'private', permissions: ['token:create'] });
+      const apps = await mgmt().get('/applications?size=50').expect(200);
+      const appId = (apps.body.data as Array<{ id: string; name: string }>).find((a) => a.name === 'capture')!.id;
+      const body = (token: Record<string, unknown>) => ({
+        name: 'T',
+        destination_url: `https://127.0.0.1:${dest.port}/cards`,
+        application_id: appId,
+        request_transforms: [{ type: 'tokenize', matcher: '$.number', token }],
+      });
+      const made = (await mgmt().post('/proxies').send(body({ type: 'card_number', expires_at: '2027-01-01T00:00:00Z' })).expect(201)).body as { id: string };
+      for (const [token, field] of [
+        [{ type: 'nope' }, 'request_transforms[0].token.type'],
+        [{ type: 'card_number', containers: ['bad container'] }, 'request_transforms[0].token.containers[0]'],
+        [{ type: 'card_number', expires_at: '2025-06-01T00:00:00Z' }, 'request_transforms[0].token.expires_at'],
+        [{ type: 'card_number', expires_at: '2026-01-01T00:00:00Z' }, 'request_transforms[0].token.expires_at'],
+        [{ type: 'card_number', search_indexes: ['{{ data }}'] }, 'request_transforms[0].token.search_indexes'],
+      ] as const) {
+        for (const res of [
+          await mgmt().post('/proxies').send(body(token)),
+          await mgmt().put(`/proxies/${made.id}`).send(body(token)),
+          await mgmt().patch(`/proxies/${made.id}`).send({ request_transforms: body(token).request_transforms }),
+        ]) {
+          expect([token, res.status, res.headers['content-type']]).toEqual([token, 400, expect.stringContaining('application/problem+json')]);
+          expect(Object.keys(res.body.errors)).toEqual([field]);
+        }
+      }
+      const kept = (await mgmt().get('/proxies').expect(200)).body.data as Array<{ request_transforms: Array<{ token: unknown }> }>;
+      expect(kept.map((p) => p.request_transforms[0]!.token)).toEqual([{ type: 'card_number', expires_at: '2027-01-01T00:00:00Z' }]);
+    });
+
     it('tokenizes what a partner posts to an open inbound proxy, so the backend receives token ids only', async () => {
       await setUp();
       const inbound = await applicationKey(h, { name: 'inbound', type: 'private', permissions: ['token:create', 'token:read', 'token:use'] });

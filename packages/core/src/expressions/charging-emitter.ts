@@ -1,4 +1,5 @@
-import type { Context, Emitter } from 'liquidjs';
+import { type Context, type Emitter, toValue } from 'liquidjs';
+import { ExpressionError } from './expression-error';
 import { liquidText } from './filters/args';
 
 /**
@@ -16,5 +17,16 @@ export class ChargingEmitter implements Emitter {
     const text = liquidText(html);
     if (this.buffer !== '') this.memory.use(text.length);
     this.buffer += text;
+  }
+}
+
+/** A ChargingEmitter that takes text only: an output that is nil, an object or a list is an error, not `` or `[object Object]`. */
+export class TextOnlyEmitter extends ChargingEmitter {
+  override write(html: unknown): void {
+    const value: unknown = toValue(html);
+    if (value === null || value === undefined || typeof value === 'object') {
+      throw new ExpressionError('An output renders no text (nothing, an object or a list).');
+    }
+    super.write(value);
   }
 }

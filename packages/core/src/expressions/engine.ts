@@ -1,6 +1,6 @@
 import { Context, Output, TokenKind, toValue, toValueSync, type Liquid, type Template } from 'liquidjs';
 import type { RandomSource } from '../shared/random';
-import { ChargingEmitter } from './charging-emitter';
+import { ChargingEmitter, TextOnlyEmitter } from './charging-emitter';
 import { createLiquid } from './create-liquid';
 import { DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './expression-limits';
 import { createFilters } from './filters';
@@ -8,6 +8,7 @@ import type { StrictGrammar } from './strict/argument-reader';
 import { readStrictly } from './strict/read-strictly';
 import { TemplateCache } from './template-cache';
 import { toValidationError } from './to-validation-error';
+import { ValidationError } from '../shared/errors';
 import { WorkBudget } from './work-budget';
 
 /**
@@ -100,6 +101,27 @@ export class ExpressionEngine {
   }
 
   /**
+   * Like {@link render}, for text that must come out whole (a proxy's header value, its credential): reading a
+   * variable or member that is not set is an error rather than nothing (`Bearer {{ configuration.MISSING }}` would
+   * send `Bearer `), and so is an output that is no text (nil, an object, a list: `{{ configuration }}` would print
+   * `[object Object]`). The message names no value (a member read through an expression could be one).
+   */
+  renderText(field: string, template: string, scope: ExpressionScope): string {
+    const parsed = this.parse(field, template);
+    try {
+      const ctx = this.context(scope, parsed, undefined, true);
+      const emitter = new TextOnlyEmitter(ctx.memoryLimit);
+      toValueSync(this.liquid.renderer.renderTemplates(parsed.templates, ctx, emitter));
+      return emitter.buffer;
+    } catch (error) {
+      if (causes(error).some((e) => (e as { name?: unknown }).name === 'InternalUndefinedVariableError')) {
+        throw ValidationError.field(field, 'Names a variable or member that is not set (a configuration key that is not set?).');
+      }
+      throw toValidationError(field, error, 'render');
+    }
+  }
+
+  /**
    * Like {@link render}, but a template that is exactly one output tag (`{{ expr }}`, blank text around it
    * allowed) gives the evaluated value itself: numbers stay numbers, null stays null, objects stay objects.
    * A missing value is null.
@@ -137,8 +159,8 @@ export class ExpressionEngine {
   }
 
   /** A render context whose step meter is a WorkBudget (liquidjs's default is a wall-clock deadline). */
-  private context(scope: ExpressionScope, parsed: Parsed, budget = new WorkBudget(this.limits.workLimit)): Context {
-    return new Context(environment(scope), this.liquid.options, { sync: true }, { liquid: this.liquid, renderLimit: budget.meter(parsed.size) });
+  private context(scope: ExpressionScope, parsed: Parsed, budget = new WorkBudget(this.limits.workLimit), strictVariables = false): Context {
+    return new Context(environment(scope), this.liquid.options, { sync: true, strictVariables }, { liquid: this.liquid, renderLimit: budget.meter(parsed.size) });
   }
 }
 
@@ -147,6 +169,15 @@ function environment(scope: ExpressionScope): Record<string, unknown> {
   const env: Record<string, unknown> = scope.metadata === undefined ? { data: scope.data } : { data: scope.data, metadata: scope.metadata };
   if (scope.configuration !== undefined) env.configuration = { ...scope.configuration };
   return env;
+}
+
+/** An error and the errors it wraps (liquidjs wraps what a render throws). */
+function causes(error: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (let e = error; e !== undefined && e !== null && out.length < 20; e = Reflect.get(e as object, 'originalError') ?? (e as { cause?: unknown }).cause) {
+    out.push(e);
+  }
+  return out;
 }
 
 function soleOutput(templates: readonly Template[]): Output | undefined {

@@ -31,7 +31,7 @@ import { compileMask, maskText } from './mask';
 import type { Proxy, ProxyRepository, ProxyTransform } from './proxy';
 import { proxyFact } from './manage-proxies';
 import { answeredHeaders, forwardedRequestHeaders } from './proxy-headers';
-import { isHeaderValue, type TokenRequestReader } from './proxy-transforms';
+import { isHeaderValue, renderHeaderValue, type TokenRequestReader } from './proxy-transforms';
 
 /** The most distinct tokens one proxied request may name (beyond.md §7). */
 export const PROXY_TOKEN_LIMIT = 20;
@@ -365,7 +365,7 @@ export class InvokeProxy {
     const field = `request_transforms[${index}].value`;
     let value: string;
     try {
-      value = this.deps.expressions.render(field, step.value, { data: null, configuration });
+      value = renderHeaderValue(this.deps.expressions, field, step.value, configuration);
     } catch (error) {
       // The proxy's configuration does not render: its owner's to fix, not the caller's (409, as for a bad value).
       if (!(error instanceof ValidationError)) throw error;

@@ -26,7 +26,7 @@ import {
   type ProxyRepository,
   type ProxyTransform,
 } from './proxy';
-import { isHeaderValue, type ProxyTransformInput, type TokenRequestReader, validateTransforms } from './proxy-transforms';
+import { checkAppendedHeaders, type ProxyTransformInput, type TokenRequestReader, validateTransforms } from './proxy-transforms';
 
 /** An event about a proxy. */
 export const proxyFact = factsAbout('proxy');
@@ -103,7 +103,7 @@ async function checkSettings(deps: ProxyDeps, actor: Actor, s: ProxySettingsDraf
     if (!decision.allowed) errors.destination_url = [`Destination url ${decision.reason}.`];
     else if (decision.value.url.hash !== '') errors.destination_url = ['Destination url may not have a fragment.'];
   }
-  const rules = { expressions: deps.expressions, readTokenRequest: deps.readTokenRequest };
+  const rules = { expressions: deps.expressions, readTokenRequest: deps.readTokenRequest, now: deps.clock.now() };
   const requestTransforms = validateTransforms(rules, 'request_transforms', s.requestTransforms ?? [], errors);
   const responseTransforms = validateTransforms(rules, 'response_transforms', s.responseTransforms ?? [], errors);
   const configuration = s.configuration ?? {};
@@ -114,20 +114,8 @@ async function checkSettings(deps: ProxyDeps, actor: Actor, s: ProxySettingsDraf
     else if (typeof value !== 'string') (errors[`configuration.${key}`] ??= []).push('Must be a string.');
     else if (value.length > MAX_PROXY_CONFIGURATION_VALUE) (errors[`configuration.${key}`] ??= []).push(`Must be at most ${MAX_PROXY_CONFIGURATION_VALUE} characters.`);
   }
-  // A configured header is rendered once now: one naming a configuration key that is not set (empty) or putting
-  // what no header may carry is refused here rather than failing every call.
-  requestTransforms.forEach((t, i) => {
-    if (t.type !== 'append_header' || errors[`configuration`] !== undefined) return;
-    const field = `request_transforms[${i}].value`;
-    try {
-      const value = deps.expressions.render(field, t.value, { data: null, configuration });
-      if (value.trim() === '') (errors[field] ??= []).push('Renders empty: does it name a configuration key that is not set?');
-      else if (!isHeaderValue(value)) (errors[field] ??= []).push('Renders to a value no header may carry (line breaks, control characters or characters past U+00FF).');
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      for (const [key, messages] of Object.entries(error.errors)) (errors[key] ??= []).push(...messages);
-    }
-  });
+  // A configured header is rendered once now, as each call will render it: see checkAppendedHeaders.
+  if (errors.configuration === undefined) checkAppendedHeaders(deps.expressions, requestTransforms, configuration, errors);
   const timeout = s.timeout ?? undefined;
   if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_PROXY_TIMEOUT_SECONDS)) {
     errors.timeout = [`Timeout must be a whole number of seconds from 1 to ${MAX_PROXY_TIMEOUT_SECONDS}.`];

@@ -4,6 +4,7 @@ import { ValidationError } from '../shared/errors';
 import type { CreateTokenInput } from '../tokens/create-token';
 import { parseJsonMatcher } from './json-matcher';
 import { compileMask } from './mask';
+import { tokenTemplateErrors } from './token-template';
 import { MAX_PROXY_TRANSFORMS, type ProxyTransform } from './proxy';
 
 /** A transform as the edge read it: a type and whichever fields came with it; their rules are checked here. */
@@ -24,7 +25,10 @@ const MAX_TEXT = 1_000;
 const MAX_HEADER_VALUE = 4_000;
 /** RFC 9110 token characters: what a header name may be made of. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,100}$/;
-/** Headers a transform may not set: the connection's own, and what svc computes for the body. */
+/**
+ * Headers a transform may not set: the connection's own (every hop-by-hop name proxy-headers.ts strips from a call;
+ * `Expect` would make the outbound client refuse every request), and what svc computes for the body.
+ */
 const RESERVED_HEADERS = new Set([
   'host',
   'content-length',
@@ -34,6 +38,9 @@ const RESERVED_HEADERS = new Set([
   'upgrade',
   'te',
   'trailer',
+  'trailers',
+  'expect',
+  'http2-settings',
   'proxy-authorization',
   'proxy-authenticate',
   'proxy-connection',
@@ -44,6 +51,8 @@ const TEMPLATE_FORBIDDEN = ['data', 'id', 'token_intent_id'];
 export interface TransformRules {
   readonly expressions: ExpressionEngine;
   readonly readTokenRequest: TokenRequestReader;
+  /** When the proxy is saved: a tokenize transform's token must expire after it. */
+  readonly now: Date;
 }
 
 /**
@@ -98,7 +107,7 @@ export function validateTransforms(
         const name = t.name?.trim();
         if (!name) fail('name', 'A header name is required.');
         else if (!isHeaderName(name)) fail('name', 'Must be a header name (letters, digits and !#$%&\'*+-.^_`|~, at most 100).');
-        else if (RESERVED_HEADERS.has(name.toLowerCase())) fail('name', `The header '${name}' is set by svc and cannot be appended.`);
+        else if (RESERVED_HEADERS.has(name.toLowerCase())) fail('name', `The header '${name}' belongs to the connection or is set by svc, and cannot be appended.`);
         const value = t.value;
         if (value === undefined || value === '') fail('value', 'A value is required.');
         else if (value.length > MAX_HEADER_VALUE) fail('value', `Must be at most ${MAX_HEADER_VALUE} characters.`);
@@ -196,12 +205,47 @@ function checkTemplate(
     }
   }
   if (!ok) return undefined;
+  let request: CreateTokenInput;
   try {
-    rules.readTokenRequest({ ...token, data: null });
+    request = rules.readTokenRequest({ ...token, data: null });
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     for (const [key, messages] of Object.entries(error.errors)) for (const m of messages) fail(`token.${key}`, m);
     return undefined;
   }
-  return token;
+  const errors = Object.entries(tokenTemplateErrors(rules.expressions, request, rules.now));
+  for (const [key, messages] of errors) for (const m of messages) fail(`token.${key}`, m);
+  return errors.length === 0 ? token : undefined;
+}
+
+/**
+ * The `append_header` values of a proxy's request transforms, rendered with its configuration as each call will
+ * render them, strictly: a value naming a configuration key that is not set (anywhere in it: `Bearer {{
+ * configuration.MISSING }}`), rendering what is not text (`{{ configuration }}`), rendering empty, or rendering what
+ * no header may carry is refused, naming `request_transforms[i].value`, rather than failing or sending an empty
+ * credential at every call.
+ */
+export function checkAppendedHeaders(
+  expressions: ExpressionEngine,
+  transforms: readonly ProxyTransform[],
+  configuration: Readonly<Record<string, string>>,
+  errors: Record<string, string[]>,
+): void {
+  transforms.forEach((t, i) => {
+    if (t.type !== 'append_header') return;
+    const field = `request_transforms[${i}].value`;
+    try {
+      const value = renderHeaderValue(expressions, field, t.value, configuration);
+      if (value.trim() === '') (errors[field] ??= []).push('Renders empty: does it name a configuration key that is empty?');
+      else if (!isHeaderValue(value)) (errors[field] ??= []).push('Renders to a value no header may carry (line breaks, control characters or characters past U+00FF).');
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      for (const [key, messages] of Object.entries(error.errors)) (errors[key] ??= []).push(...messages);
+    }
+  });
+}
+
+/** An `append_header` value rendered over the proxy's configuration, strictly (see ExpressionEngine.renderText). */
+export function renderHeaderValue(expressions: ExpressionEngine, field: string, template: string, configuration: Readonly<Record<string, string>>): string {
+  return expressions.renderText(field, template, { data: null, configuration });
 }
