@@ -221,8 +221,12 @@ describe('application keys over HTTP', () => {
       ]) {
         expect(res.status).toBe(401);
       }
-      const made = (await as(h.app, updateOnly).post(paths.list).expect(201)).body as { id: string; key: string };
-      await as(h.app, updateOnly).delete(`${paths.list}/${made.id}`).expect(204);
+      // application:update alone may not key a management application holding application:read (it would gain it),
+      // but may key a private one.
+      await as(h.app, updateOnly).post(paths.list).expect(403);
+      const backend = (await api.post('/applications').send({ name: 'b', type: 'private', permissions: ['token:read'] }).expect(201)).body.id as string;
+      const made = (await as(h.app, updateOnly).post(`/applications/${backend}/keys`).expect(201)).body as { id: string; key: string };
+      await as(h.app, updateOnly).delete(`/applications/${backend}/keys/${made.id}`).expect(204);
       expect(await works(key.key)).toBe(200);
       expect((await api.get(paths.list).expect(200)).body).toHaveLength(2);
     });

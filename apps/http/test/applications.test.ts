@@ -185,6 +185,31 @@ describe('applications over HTTP', () => {
     });
   });
 
+  describe('no management key grants more than it holds', () => {
+    it('refuses to create, change or key a management application holding a permission the caller lacks', async () => {
+      const creator = (await create({ name: 'creator', type: 'management', permissions: ['application:create', 'application:read'] }).expect(201)).body;
+      const c = as(h.app, creator.key);
+      const raised = await c.post('/applications').send({ name: 'esc', type: 'management', permissions: ['application:create', 'log:read'] }).expect(403);
+      expect(raised.headers['content-type']).toMatch(/application\/problem\+json/);
+      // What it holds it may grant, and private applications (token permissions, which no management key holds) stay open to it.
+      await c.post('/applications').send({ name: 'same', type: 'management', permissions: ['application:read'] }).expect(201);
+      await c.post('/applications').send(privateApp).expect(201);
+
+      const updater = (await create({ name: 'updater', type: 'management', permissions: ['application:update', 'application:read'] }).expect(201)).body;
+      const u = as(h.app, updater.key);
+      await u.put(`/applications/${updater.id}`).send({ name: 'updater', permissions: ['application:update', 'application:read', 'log:read'] }).expect(403);
+      const bootstrap = h.tenant.management.application.id;
+      await u.post(`/applications/${bootstrap}/keys`).expect(403);
+      await u.post(`/applications/${bootstrap}/regenerate`).expect(403);
+      await u.put(`/applications/${bootstrap}`).send({ name: 'mine now', permissions: ['application:read'] }).expect(403);
+      // Nothing changed: the bootstrap key still works, and the updater still holds what it held.
+      expect((await api.get(`/applications/${updater.id}`).expect(200)).body.permissions.sort()).toEqual(['application:read', 'application:update']);
+      expect((await api.get(`/applications/${bootstrap}`).expect(200)).body.name).not.toBe('mine now');
+      // Within what it holds it may work: rename itself, key a private application.
+      await u.put(`/applications/${updater.id}`).send({ name: 'renamed', permissions: ['application:read'] }).expect(200);
+    });
+  });
+
   describe('update and regenerate', () => {
     it('replaces name, permissions and rules, keeping the type and key', async () => {
       const created = (await create(privateApp).expect(201)).body;

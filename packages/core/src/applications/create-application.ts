@@ -6,7 +6,7 @@ import { ValidationError } from '../shared/errors';
 import { isApplicationType } from '../access/permissions';
 import type { RuleInput } from '../access/rule-validation';
 import type { Actor } from '../auth/actor';
-import { requirePermission } from '../auth/authorize';
+import { requireHeld, requirePermission } from '../auth/authorize';
 import type { Application, ApplicationWithKey } from './application';
 import { issueApplicationKey } from './application-key';
 import { validateApplicationInput } from './application-input';
@@ -42,6 +42,7 @@ export class CreateApplication {
 
   async execute(actor: Actor, input: CreateApplicationInput): Promise<ApplicationWithKey> {
     requirePermission(actor, 'application:create');
+    if (isApplicationType(input.type)) requireHeld(actor, { type: input.type, permissions: validateApplicationInput(input.type, input).permissions });
     return this.create(actor.tenantId, actor.applicationId, input, undefined, actor);
   }
 

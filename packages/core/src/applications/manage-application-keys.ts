@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from '../shared/errors';
 import type { Actor } from '../auth/actor';
-import { requirePermission } from '../auth/authorize';
+import { requireHeld, requirePermission } from '../auth/authorize';
 import { type ApplicationKey, type IssuedApplicationKey, issueApplicationKey, MAX_APPLICATION_KEYS } from './application-key';
 import type { ApplicationDeps } from './create-application';
 import { applicationNotFound, loadApplication } from './load-application';
@@ -21,6 +21,7 @@ export class CreateApplicationKey {
   async execute(actor: Actor, applicationId: string): Promise<IssuedApplicationKey> {
     requirePermission(actor, 'application:update');
     const application = await loadApplication(this.deps, actor, applicationId);
+    requireHeld(actor, application);
     const issued = issueApplicationKey(this.deps, application, actor.applicationId);
     const effects = auditOf(this.deps).write(actor, issued.key.createdAt, applicationFact(applicationId, 'key.create', `Application key ${issued.key.id} created`), [
       { type: 'application.key.created', data: { ...applicationHookData(application), key_id: issued.key.id } },

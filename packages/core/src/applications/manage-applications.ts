@@ -3,7 +3,7 @@ import { pageRequest } from '../shared/pagination';
 import { isApplicationType } from '../access/permissions';
 import type { RuleInput } from '../access/rule-validation';
 import type { Actor } from '../auth/actor';
-import { requirePermission } from '../auth/authorize';
+import { requireHeld, requirePermission } from '../auth/authorize';
 import type { Application, ApplicationWithKey } from './application';
 import { validateApplicationInput } from './application-input';
 import { issueApplicationKey } from './application-key';
@@ -71,6 +71,8 @@ export class UpdateApplication {
     requirePermission(actor, 'application:update');
     const current = await loadApplication(this.deps, actor, id);
     const valid = validateApplicationInput(current.type, input);
+    requireHeld(actor, current);
+    requireHeld(actor, { type: current.type, permissions: valid.permissions });
     const updated: Application = {
       ...current,
       ...valid,
@@ -92,6 +94,7 @@ export class RegenerateApplicationKey {
   async execute(actor: Actor, id: string): Promise<ApplicationWithKey> {
     requirePermission(actor, 'application:update');
     const current = await loadApplication(this.deps, actor, id);
+    requireHeld(actor, current);
     const updated: Application = {
       ...current,
       modifiedBy: actor.applicationId,

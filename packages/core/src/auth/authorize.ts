@@ -14,3 +14,16 @@ export function requirePermission(actor: Actor, ...permissions: Permission[]): v
     }
   }
 }
+
+/**
+ * A management application's permissions are what a key to it can do: a caller may create one, change one, or get a
+ * key to one only with every permission it holds, or it could raise its own (a key with `application:create` minting
+ * one with `log:read`, a key with `application:update` regenerating the bootstrap application's key).
+ */
+export function requireHeld(actor: Actor, target: { readonly type: string; readonly permissions: readonly string[] }): void {
+  if (target.type !== 'management') return;
+  const missing = target.permissions.find((p) => !actor.permissions.includes(p as Permission));
+  if (missing !== undefined) {
+    throw new ForbiddenError(`A management application may hold '${missing}' only if the API key granting it holds it too.`);
+  }
+}
