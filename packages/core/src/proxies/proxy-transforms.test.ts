@@ -42,7 +42,7 @@ describe('append_header values, rendered at save as each call renders them', () 
   };
 
   it('refuses a value naming a configuration key that is not set, wherever it stands in the text, and takes one naming only set keys', () => {
-    const key = fc.constantFrom('API_KEY', 'SECRET', 'ID', 'other.key', 'T-1');
+    const key = fc.constantFrom<string>('API_KEY', 'SECRET', 'ID', 'other.key', 'T-1');
     const literal = fc.stringMatching(/^[A-Za-z0-9 :=_-]{0,12}$/);
     const part = fc.oneof(literal.map((text) => ({ text })), key.map((k) => ({ key: k })));
     fc.assert(
