@@ -45,8 +45,27 @@ describe('json', () => {
     ["{{ data | json: '$..title' }}", 'recursive descent, whose cost grows with the nesting'],
     ["{{ data | json: '$.books[*]' }}", 'a wildcard'],
     ["{{ data | json: '$.books[0:1]' }}", 'a slice'],
+    ["{{ data | json: '$.number.length' }}", 'a string has no members'],
+    ["{{ data | json: '$.number[0]' }}", 'a string is not indexable'],
+    ["{{ data | json: '$.books.length' }}", 'an array has no length'],
+    ["{{ data | json: '$.books[2]' }}", 'an index past the end'],
+    ["{{ data | json: '$.bicycle.constructor' }}", 'an inherited property'],
+    ["{{ data | json: '$.bicycle.toString' }}", 'an inherited method'],
+    ["{{ data | json: '$.bicycle.color.length' }}", 'a member of a string member'],
   ])('%s is an error (%s)', (template) => {
     expect(() => render(template, store)).toThrow(ValidationError);
+  });
+
+  it("follows members and indexes as JSON has them: own keys, elements, quoted and escaped names, numeric keys", () => {
+    const data = { 'a b': [10, 20], "it's": 'quoted', '0': 'zero key', list: [['x']] };
+    expect(render("{{ data | json: \"$['a b'][1]\" }}", data)).toBe('20');
+    expect(render("{{ data | json: \"$['a b']['0']\" }}", data)).toBe('10');
+    expect(render("{{ data | json: '$[\"it\\'s\"]' }}", data)).toBe('quoted');
+    expect(render("{{ data | json: '$[0]' }}", data)).toBe('zero key');
+    expect(render("{{ data | json: '$.list[0][0]' }}", data)).toBe('x');
+    expect(render("{{ data | json: '$' }}", 'plain')).toBe('plain');
+    expect(() => render("{{ data | json: '$.length' }}", 'secret')).toThrow(ValidationError);
+    expect(() => render("{{ data | json: '$[0]' }}", 'secret')).toThrow(ValidationError);
   });
 
   it('refuses a path of recursive descents over deeply nested data at once, instead of exhausting the heap', () => {

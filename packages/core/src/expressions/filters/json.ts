@@ -1,17 +1,7 @@
-import { JSONPath } from 'jsonpath-plus';
 import { ExpressionError } from '../expression-error';
 import { charge, type FilterSet, type FilterThis } from './filter-set';
 
 /** `json` (JSONPath with exactly one match) and `json_stringify` / `stringify`. */
-
-// jsonpath-plus memoizes every path and filter script it sees in one global object that never shrinks;
-// paths come from callers, so it is emptied once it grows past this many entries.
-const JSONPATH_CACHE_LIMIT = 1000;
-
-function boundJsonPathCache(): void {
-  const cache: object = JSONPath.cache;
-  if (Object.keys(cache).length > JSONPATH_CACHE_LIMIT) JSONPath.cache = {};
-}
 
 /**
  * The paths `json` takes: `$` then members and indexes (`$.card.number`, `$['a b'][0]`). Recursive descent (`..`),
@@ -29,18 +19,38 @@ export function json(value: unknown, path?: unknown): unknown {
   if (!SIMPLE_PATH.test(path.trim())) {
     throw new ExpressionError("json: the path may only name members and indexes, as in $.card.number or $['a b'][0].");
   }
-  boundJsonPathCache();
-  let matches: unknown;
-  try {
-    // 'safe' evaluates filter scripts ([?(@.price < 10)]) with jsonpath-plus's own interpreter, never vm/eval.
-    matches = JSONPath({ path: path.trim(), json: value ?? null, wrap: true, eval: 'safe' });
-  } catch {
-    throw new ExpressionError('json: the JSONPath expression is invalid.');
+  return walk(value, path.trim());
+}
+
+/** One step of a path: a member name, or an index. */
+const STEP = /\.([A-Za-z_$][\w$-]*)|\[(\d{1,9})\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]/y;
+const unescape = (quoted: string): string => quoted.replace(/\\(.)/g, '$1');
+const NO_MATCH = 'json: the JSONPath expression must match exactly one value.';
+
+/**
+ * Follows a simple path (checked against SIMPLE_PATH) through JSON data, as JSON has it: a member of an object is one
+ * of its own keys, an index one of an array's elements (a quoted index such as `['0']` too). A string has no members
+ * and is not indexable, and an array has no `length`: a path that leaves the data is no match, never a JavaScript
+ * property of a value.
+ */
+function walk(data: unknown, path: string): unknown {
+  let value = data ?? null;
+  STEP.lastIndex = 1;
+  while (STEP.lastIndex < path.length) {
+    const step = STEP.exec(path);
+    if (!step) throw new ExpressionError('json: the JSONPath expression is invalid.');
+    const name = step[1] ?? step[2] ?? unescape(step[3] ?? step[4]!);
+    if (Array.isArray(value)) {
+      const index = step[2] !== undefined || /^(?:0|[1-9]\d*)$/.test(name) ? Number(name) : -1;
+      if (index < 0 || index >= value.length) throw new ExpressionError(NO_MATCH);
+      value = value[index];
+    } else if (typeof value === 'object' && value !== null && Object.prototype.hasOwnProperty.call(value, name)) {
+      value = (value as Record<string, unknown>)[name];
+    } else {
+      throw new ExpressionError(NO_MATCH);
+    }
   }
-  if (!Array.isArray(matches) || matches.length !== 1) {
-    throw new ExpressionError('json: the JSONPath expression must match exactly one value.');
-  }
-  return matches[0];
+  return value;
 }
 
 /** JSON text of the value; null (and a missing value) gives the text `null`. */
