@@ -34,7 +34,7 @@ const NO_MATCH = 'json: the JSONPath expression must match exactly one value.';
  * property of a value.
  */
 function walk(data: unknown, path: string): unknown {
-  let value = data ?? null;
+  let value: unknown = data ?? null;
   STEP.lastIndex = 1;
   while (STEP.lastIndex < path.length) {
     const step = STEP.exec(path);
