@@ -1,7 +1,7 @@
 import { createMemoryStoreForCore } from '../../testing/memory-data-keys';
 import { FixedClock } from '../../testing/fixed-clock';
 import { CryptoRandomSource } from '../shared/random';
-import { Keyring } from './keyring';
+import { DataKeyNotFoundError, Keyring, MasterKeyMismatchError } from './keyring';
 
 const master = Buffer.alloc(32, 7);
 
@@ -28,7 +28,26 @@ describe('Keyring', () => {
     const restarted = make(master, dataKeys).keyring;
     expect((await restarted.forTenant('t')).open('id', sealed)).toBe('secret');
     const wrongMaster = make(Buffer.alloc(32, 8), dataKeys).keyring;
-    await expect(wrongMaster.forTenant('t')).rejects.toThrow();
+    await expect(wrongMaster.forTenant('t')).rejects.toThrow(new MasterKeyMismatchError('t'));
+  });
+
+  it('opens every stored data key at once, and names the tenant whose key another master key does not open', async () => {
+    const { keyring, dataKeys } = make();
+    expect(await keyring.openAll()).toBe(0);
+    for (const tenant of ['a', 'b']) await keyring.forTenant(tenant);
+    expect(await make(master, dataKeys).keyring.openAll()).toBe(2);
+    const wrong = make(Buffer.alloc(32, 8), dataKeys).keyring;
+    await expect(wrong.openAll()).rejects.toThrow(MasterKeyMismatchError);
+    await expect(wrong.openAll()).rejects.toMatchObject({ tenantId: 'a', message: 'the master key does not open the data key of tenant a' });
+  });
+
+  it('makes no data key when it may only read', async () => {
+    const dataKeys = createMemoryStoreForCore();
+    const reader = new Keyring({ dataKeys, random: new CryptoRandomSource(), clock: new FixedClock(), masterKey: master, createMissing: false });
+    await expect(reader.forTenant('t')).rejects.toThrow(DataKeyNotFoundError);
+    expect(await dataKeys.all()).toEqual([]);
+    await make(master, dataKeys).keyring.forTenant('t');
+    await expect(reader.forTenant('t')).resolves.toBeDefined();
   });
 
   it('gives keyed fingerprints per tenant and type, and case-insensitive index hashes', async () => {

@@ -6,6 +6,24 @@ import { TenantKeys } from './tenant-keys';
 
 const wrapAad = (tenantId: string): string => `svc/data-key/v1\u0000${tenantId}`;
 
+/** The master key does not open a stored data key: it is not the key the store was made with. */
+export class MasterKeyMismatchError extends Error {
+  override readonly name = 'MasterKeyMismatchError';
+
+  constructor(readonly tenantId: string) {
+    super(`the master key does not open the data key of tenant ${tenantId}`);
+  }
+}
+
+/** A read-only keyring was asked for a tenant that has no data key (it never makes one). */
+export class DataKeyNotFoundError extends Error {
+  override readonly name = 'DataKeyNotFoundError';
+
+  constructor(readonly tenantId: string) {
+    super(`tenant ${tenantId} has no data key`);
+  }
+}
+
 /**
  * Envelope encryption: each tenant has a random 32-byte data key, stored wrapped by the master key and
  * unwrapped into memory on first use. The master key never leaves this object.
@@ -20,6 +38,11 @@ export class Keyring {
       readonly clock: Clock;
       /** 32 bytes. Secret. */
       readonly masterKey: Uint8Array;
+      /**
+       * False for commands that only read (`svc audit verify`): a tenant without a data key is refused with
+       * DataKeyNotFoundError instead of given one. Default true.
+       */
+      readonly createMissing?: boolean;
     },
   ) {
     if (deps.masterKey.length !== 32) throw new Error('the master key must be 32 bytes');
@@ -36,6 +59,17 @@ export class Keyring {
   }
 
   /**
+   * Opens every stored data key with the master key and returns how many there are; throws MasterKeyMismatchError
+   * naming the first tenant whose key it does not open. Run before serving: a wrong master key must stop the start,
+   * not fail every request.
+   */
+  async openAll(): Promise<number> {
+    const keys = await this.deps.dataKeys.all();
+    for (const key of keys) this.unwrap(key.tenantId, key.wrapped);
+    return keys.length;
+  }
+
+  /**
    * Re-wraps every data key under `newMasterKey`; tokens are untouched. Returns how many keys were re-wrapped;
    * `onProgress` hears how many are done after each one (the CLI draws it on a terminal).
    */
@@ -44,7 +78,7 @@ export class Keyring {
     let done = 0;
     onProgress?.(done, keys.length);
     for (const key of keys) {
-      const plain = open(this.deps.masterKey, key.wrapped, wrapAad(key.tenantId));
+      const plain = this.unwrap(key.tenantId, key.wrapped);
       const wrapped = seal(newMasterKey, this.deps.random.bytes(AEAD_IV_BYTES), plain, wrapAad(key.tenantId));
       await this.deps.dataKeys.replace({ ...key, wrapped });
       onProgress?.(++done, keys.length);
@@ -52,15 +86,25 @@ export class Keyring {
     return keys.length;
   }
 
+  private unwrap(tenantId: string, wrapped: Uint8Array): Buffer {
+    try {
+      return open(this.deps.masterKey, wrapped, wrapAad(tenantId));
+    } catch {
+      throw new MasterKeyMismatchError(tenantId);
+    }
+  }
+
   private async load(tenantId: string): Promise<TenantKeys> {
+    const found = await this.deps.dataKeys.find(tenantId);
+    if (!found && this.deps.createMissing === false) throw new DataKeyNotFoundError(tenantId);
     const stored =
-      (await this.deps.dataKeys.find(tenantId)) ??
+      found ??
       (await this.deps.dataKeys.createIfAbsent({
         tenantId,
         wrapped: seal(this.deps.masterKey, this.deps.random.bytes(AEAD_IV_BYTES), this.deps.random.bytes(32), wrapAad(tenantId)),
         createdAt: this.deps.clock.now(),
       }));
-    const dataKey = open(this.deps.masterKey, stored.wrapped, wrapAad(tenantId));
+    const dataKey = this.unwrap(tenantId, stored.wrapped);
     return new TenantKeys(tenantId, dataKey, this.deps.random);
   }
 }
