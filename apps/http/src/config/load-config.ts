@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { isEmail, OutboundAllowListError, type OutboundAllowPattern, parseOutboundAllowList } from '@svc/core';
 import { type Config, ConfigError, type LogLevel, type StoreKind } from './config';
 
@@ -75,11 +76,36 @@ function positiveDuration(env: Env, name: string, fallbackMs: number): number {
 /** At most a century: beyond it the cut-off date is before any date a store can hold. */
 const MAX_LOG_RETENTION_MS = 36_500 * 24 * 3_600_000;
 
-/** SVC_LOG_RETENTION: how long audit events are kept (default 365 days, PCI DSS 10.5.1). */
+/** SVC_LOG_RETENTION: how long audit events are kept (default 365 days, PCI DSS 10.5.1), from 1s to 36500d. */
 function logRetention(env: Env): number {
   const ms = positiveDuration(env, 'SVC_LOG_RETENTION', 365 * 24 * 3_600_000);
-  if (ms > MAX_LOG_RETENTION_MS) throw new ConfigError('SVC_LOG_RETENTION', 'must be at most 36500d (a century)');
+  if (ms < 1000 || ms > MAX_LOG_RETENTION_MS) throw new ConfigError('SVC_LOG_RETENTION', 'must be from 1s to 36500d (a century)');
   return ms;
+}
+
+/**
+ * SVC_SWEEP_INTERVAL: from 1s to 24h. Shorter would keep the sweeper scanning the store without pause; timers longer
+ * than about 24.8 days overflow, and Node then fires them every millisecond.
+ */
+function sweepInterval(env: Env): number {
+  const ms = duration(env, 'SVC_SWEEP_INTERVAL', 60_000);
+  if (ms < 1000 || ms > 24 * 3_600_000) throw new ConfigError('SVC_SWEEP_INTERVAL', 'must be from 1s to 24h, such as 30s, 60s or 5m');
+  return ms;
+}
+
+/**
+ * SVC_HOST: an IPv4 or IPv6 literal, or a host name (letters, digits and hyphens in dot-separated labels). A name
+ * ending in a number (`999.1.1.1`) would be read as an IPv4 address, so it must be one.
+ */
+function host(env: Env): string {
+  const raw = value(env, 'SVC_HOST') ?? '127.0.0.1';
+  if (isIP(raw) !== 0) return raw;
+  const labels = raw.split('.');
+  const name = raw.length <= 253 && labels.every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i.test(label));
+  if (!name || /^\d+$/.test(labels[labels.length - 1]!)) {
+    throw new ConfigError('SVC_HOST', `must be an IPv4 or IPv6 address or a host name, such as 127.0.0.1, 0.0.0.0, :: or localhost, got '${raw}'`);
+  }
+  return raw;
 }
 
 const SIZE_UNITS: Readonly<Record<string, number>> = { b: 1, kb: 1024, mb: 1024 ** 2 };
@@ -104,13 +130,49 @@ function masterKey(env: Env): Buffer | undefined {
   return key;
 }
 
-function url(env: Env, name: string): string | undefined {
-  const raw = value(env, name);
-  if (raw === undefined) return undefined;
+function parsedUrl(raw: string): URL | undefined {
   try {
-    new URL(raw);
+    return new URL(raw);
   } catch {
-    throw new ConfigError(name, 'must be an absolute URL');
+    return undefined;
+  }
+}
+
+/**
+ * SVC_PUBLIC_URL: the base of the links the vault sends (invitations), so an absolute http or https URL, with a path
+ * at most: no credentials, query or fragment. The value is not repeated in the message (it could hold a password).
+ */
+function publicUrl(env: Env): string | undefined {
+  const raw = value(env, 'SVC_PUBLIC_URL');
+  if (raw === undefined) return undefined;
+  const url = parsedUrl(raw);
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.hostname === '' || url.username !== '' || url.password !== '' || /[?#]/.test(raw)) {
+    throw new ConfigError('SVC_PUBLIC_URL', 'must be an absolute http:// or https:// URL without credentials, query or fragment, such as https://vault.example.com');
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/** SVC_SMTP_URL: an smtp:// or smtps:// URL with a host (it may hold the password, so it is never repeated). */
+function smtpUrl(env: Env): string | undefined {
+  const raw = value(env, 'SVC_SMTP_URL');
+  if (raw === undefined) return undefined;
+  const url = parsedUrl(raw);
+  if (!url || !['smtp:', 'smtps:'].includes(url.protocol) || url.hostname === '') {
+    throw new ConfigError('SVC_SMTP_URL', 'must be an smtp:// or smtps:// URL, such as smtps://user:password@smtp.example.com:465');
+  }
+  return raw;
+}
+
+/** `Name <address>` or a bare address; no line breaks or other control characters (it becomes a mail header). */
+const MAIL_FROM = /^(?:([^<>\x00-\x1f\x7f]*?)\s*<([^<>\s]+)>|([^<>\s]+))$/;
+
+/** SVC_MAIL_FROM: the sender of invitation e-mails. */
+function mailFrom(env: Env): string {
+  const raw = value(env, 'SVC_MAIL_FROM');
+  if (raw === undefined) return 'svc <no-reply@localhost>';
+  const match = MAIL_FROM.exec(raw);
+  if (!match || !isEmail(match[2] ?? match[3]!)) {
+    throw new ConfigError('SVC_MAIL_FROM', `must be an e-mail address, or a name and an address as in 'svc <no-reply@example.com>', got '${raw}'`);
   }
   return raw;
 }
@@ -168,7 +230,7 @@ function rateLimit(env: Env): Config['rateLimit'] {
 
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'SVC_PORT', 8080, 0, 65535);
-  const host = value(env, 'SVC_HOST') ?? '127.0.0.1';
+  const listenHost = host(env);
   const mongoUri = value(env, 'MONGODB_URI');
   if (mongoUri !== undefined && !/^mongodb(\+srv)?:\/\/\S+$/.test(mongoUri)) {
     throw new ConfigError('MONGODB_URI', 'must be a mongodb:// or mongodb+srv:// connection string');
@@ -185,7 +247,6 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const ownerEmail = value(env, 'SVC_OWNER_EMAIL') ?? 'owner@localhost';
   if (!isEmail(ownerEmail)) throw new ConfigError('SVC_OWNER_EMAIL', 'must be a well-formed e-mail address');
-  const mailFrom = value(env, 'SVC_MAIL_FROM') ?? 'svc <no-reply@localhost>';
   const bootstrapApiKey = value(env, 'SVC_BOOTSTRAP_API_KEY');
   // key_ses_ is the prefix of session keys: authentication looks such a key up among sessions, so it would never work,
   // and the bootstrap runs once.
@@ -194,14 +255,14 @@ export function loadConfig(env: Env = process.env): Config {
   }
   return {
     port,
-    host,
+    host: listenHost,
     dataDir: value(env, 'SVC_DATA_DIR') ?? './data',
     store: kind,
     mongoUri,
     masterKey: key,
-    smtpUrl: url(env, 'SVC_SMTP_URL'),
-    mailFrom,
-    publicUrl: (url(env, 'SVC_PUBLIC_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    smtpUrl: smtpUrl(env),
+    mailFrom: mailFrom(env),
+    publicUrl: publicUrl(env) ?? `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${port}`,
     bootstrapApiKey,
     ownerEmail,
     logLevel: logLevel as LogLevel,
@@ -210,7 +271,7 @@ export function loadConfig(env: Env = process.env): Config {
     idempotencyTtlMs: positiveDuration(env, 'SVC_IDEMPOTENCY_TTL', 24 * 3_600_000),
     logRetentionMs: logRetention(env),
     bodyLimitBytes: bytes(env, 'SVC_BODY_LIMIT', 1024 * 1024),
-    sweepIntervalMs: duration(env, 'SVC_SWEEP_INTERVAL', 60_000),
+    sweepIntervalMs: sweepInterval(env),
     shutdownTimeoutMs: duration(env, 'SVC_SHUTDOWN_TIMEOUT', 10_000),
     proxyTimeoutMs: positiveDuration(env, 'SVC_PROXY_TIMEOUT', 25_000),
     metrics: metrics(env),
