@@ -5,7 +5,7 @@ import { CryptoRandomSource, Keyring, SystemClock } from '@svc/core';
 import { backupSqliteStore, restoreSqliteStore, SqliteBackupError, SqliteDataKeyRepository } from '@svc/sqlite';
 import type { Config } from './config/config';
 import { loadConfig } from './config/load-config';
-import { loadOrCreateMasterKey, MASTER_KEY_FILE } from './config/master-key';
+import { MASTER_KEY_FILE, readMasterKeyFile } from './config/master-key';
 import { ProgressLine } from './progress';
 
 const STORE_FILE = 'svc.db';
@@ -120,7 +120,7 @@ export async function restore(args: string[], usage: string): Promise<number> {
   if (!sqliteOnly('restore', config)) return 1;
   const keyFile = join(config.dataDir, MASTER_KEY_FILE);
   // Read (never made) before the copy starts, so a master.key that is not a key is refused first.
-  const masterKey = config.masterKey ?? (existsSync(keyFile) ? loadOrCreateMasterKey(config.dataDir) : undefined);
+  const masterKey = config.masterKey ?? readMasterKeyFile(config.dataDir);
   const keyName = config.masterKey ? 'SVC_MASTER_KEY' : keyFile;
   let opened = 0;
   const line = new ProgressLine('restore', 'bytes');

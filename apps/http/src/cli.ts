@@ -1,7 +1,20 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BOOTSTRAP_FLAG, CHAIN_GRACE_MS, type CreateTenant, DomainError, type Keyring, type Store, SYSTEM_AUDIT_STREAM, ValidationError } from '@svc/core';
+import {
+  BOOTSTRAP_FLAG,
+  CHAIN_GRACE_MS,
+  type CreateTenant,
+  DataKeyNotFoundError,
+  DomainError,
+  type Keyring,
+  type Store,
+  type StreamVerdict,
+  SYSTEM_AUDIT_STREAM,
+  ValidationError,
+} from '@svc/core';
+import { type Config, ConfigError } from './config/config';
 import { replaceMasterKeyFile } from './config/master-key';
-import { ConfigError } from './config/config';
 import { loadConfig } from './config/load-config';
 import { backup, restore } from './backup-commands';
 import { type AuditLogUseCases, createContainer, openStore } from './container';
@@ -73,10 +86,10 @@ async function createTenant(args: string[]): Promise<number> {
     process.stderr.write(`svc: --name and --owner-email are required\n\n${USAGE}`);
     return 2;
   }
-  const container = await createContainer(loadConfig());
+  // A fresh store gets a master key here; an existing one must come with the key that opens its data keys.
+  const container = await createContainer(loadConfig(), {}, { createMasterKey: true });
   const store = container.resolve<Store>(TOKENS.Store);
   try {
-    container.resolve<Buffer>(TOKENS.MasterKey);
     const result = await container.resolve<CreateTenant>(TOKENS.CreateTenant).execute({
       name: values.name,
       ownerEmail: values['owner-email'],
@@ -92,12 +105,25 @@ async function createTenant(args: string[]): Promise<number> {
   }
 }
 
+/**
+ * A command that reads or re-keys a store never creates one: on SQLite, a data dir without svc.db is refused (exit 1)
+ * and left as it is. Returns whether the store is there.
+ */
+function storeExists(config: Config, purpose: string): boolean {
+  if (config.store !== 'sqlite') return true;
+  const file = join(config.dataDir, 'svc.db');
+  if (existsSync(file)) return true;
+  process.stderr.write(`svc: there is no store to ${purpose}: ${file} does not exist (check SVC_DATA_DIR)\n`);
+  return false;
+}
+
 /** Re-wraps the data keys under a new master key; tokens are not touched, so it takes a moment for any store size. */
 async function rotateKeys(): Promise<number> {
   const config = loadConfig();
   const raw = process.env.SVC_NEW_MASTER_KEY?.trim() ?? '';
   const next = Buffer.from(raw, 'base64');
   if (next.length !== 32) throw new ConfigError('SVC_NEW_MASTER_KEY', 'must be 32 bytes encoded in base64 (openssl rand -base64 32)');
+  if (!storeExists(config, 'rotate')) return 1;
   // Exclusive: a server still running would keep wrapping new tenants' data keys under the old master key.
   const store = await openStore(config, { exclusive: true });
   try {
@@ -127,11 +153,25 @@ const PROBLEMS = {
  */
 async function verifyAudit(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { tenant: { type: 'string' } } });
-  const container = await createContainer(loadConfig());
+  const config = loadConfig();
+  if (!storeExists(config, 'verify')) return 1;
+  // Read-only: no master key is generated and no data key is made (a tenant id that has none has no chained events).
+  const container = await createContainer(config, {}, { readOnly: true });
   const store = container.resolve<Store>(TOKENS.Store);
   try {
-    container.resolve<Buffer>(TOKENS.MasterKey);
-    const verdicts = await container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases).verify.execute(values.tenant);
+    let verdicts: readonly StreamVerdict[];
+    try {
+      verdicts = await container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases).verify.execute(values.tenant);
+    } catch (error) {
+      if (!(error instanceof DataKeyNotFoundError)) throw error;
+      const name = error.tenantId === SYSTEM_AUDIT_STREAM ? 'the system stream' : `tenant ${error.tenantId}`;
+      process.stdout.write(
+        values.tenant !== undefined
+          ? `svc: tenant ${values.tenant} has no audit events: check the id\n`
+          : `svc: ${name} has audit events but no data key, so its chain cannot be verified\n`,
+      );
+      return 1;
+    }
     let failed = 0;
     for (const v of verdicts) {
       const name = v.tenantId === SYSTEM_AUDIT_STREAM ? 'system stream' : `tenant ${v.tenantId}`;

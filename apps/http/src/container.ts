@@ -89,7 +89,7 @@ import { openMongoStore } from '@svc/mongo';
 import { openSqliteStore, SqliteStore } from '@svc/sqlite';
 import { container as root, type DependencyContainer, instanceCachingFactory } from 'tsyringe';
 import type { Config } from './config/config';
-import { loadOrCreateMasterKey } from './config/master-key';
+import { configuredMasterKey, openMasterKey } from './config/open-master-key';
 import { Logger } from './logger';
 import { TOKENS } from './tokens';
 import type { SessionUseCases } from './http/routes/session.routes';
@@ -156,6 +156,18 @@ export interface ContainerOverrides {
   readonly outbound?: OutboundHttp;
   /** Looks up webhook urls' host names at create and update; tests may give one that resolves names as they choose. */
   readonly resolver?: HostResolver;
+  /** The master key, already checked against the store (createContainer opens it; see openMasterKey). Secret. */
+  readonly masterKey?: Buffer;
+}
+
+export interface ContainerOptions {
+  /**
+   * May generate master.key for a fresh SQLite store (no data keys yet) when SVC_MASTER_KEY is not set: `svc serve`
+   * and `svc tenants create`. Other commands never make one. Default false.
+   */
+  readonly createMasterKey?: boolean;
+  /** For commands that only read (`svc audit verify`): the keyring makes no data key. Default false. */
+  readonly readOnly?: boolean;
 }
 
 export interface OpenStoreOptions {
@@ -177,11 +189,17 @@ function openLocalStore(config: Config, options: OpenStoreOptions = {}): Store {
   throw new Error(`the ${config.store} store opens asynchronously: use createContainer`);
 }
 
-/** The container over the configured store, once it is open. */
-export async function createContainer(config: Config, overrides: ContainerOverrides = {}): Promise<DependencyContainer> {
+/**
+ * The container over the configured store, once it is open and the master key has been checked against its data keys
+ * (a missing or wrong key is a ConfigError, before anything reads or writes with it).
+ */
+export async function createContainer(config: Config, overrides: ContainerOverrides = {}, options: ContainerOptions = {}): Promise<DependencyContainer> {
+  const configured = overrides.masterKey ?? configuredMasterKey(config);
   const store = overrides.store ?? (await openStore(config));
   try {
-    return buildContainer(config, { ...overrides, store });
+    const random = overrides.random ?? new CryptoRandomSource();
+    const masterKey = await openMasterKey(config, configured, store.dataKeys, { create: options.createMasterKey === true, random });
+    return buildContainer(config, { ...overrides, store, random, masterKey }, options);
   } catch (error) {
     // A store this call opened must not outlive it: its threads would keep the process from exiting.
     if (!overrides.store) await store.close().catch(() => undefined);
@@ -189,18 +207,21 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   }
 }
 
-/** The master key: from SVC_MASTER_KEY, from the data dir (SQLite), or a throwaway one for the memory store. */
-export function resolveMasterKey(config: Config, random: RandomSource): Buffer {
+/**
+ * The master key of a container built without createContainer (tests, embedders): the one given, SVC_MASTER_KEY, or
+ * a throwaway one for the memory store. A SQLite store's master.key is read and checked only by createContainer.
+ */
+function givenMasterKey(config: Config, overrides: ContainerOverrides, random: RandomSource): Buffer {
+  if (overrides.masterKey) return overrides.masterKey;
   if (config.masterKey) return config.masterKey;
-  if (config.store === 'sqlite') return loadOrCreateMasterKey(config.dataDir);
   if (config.store === 'memory') return Buffer.from(random.bytes(32));
-  throw new Error('SVC_MASTER_KEY is required with the mongo store');
+  throw new Error(`the ${config.store} store's master key is opened by createContainer (or set SVC_MASTER_KEY)`);
 }
 
 const single = <T>(make: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(make) });
 
 /** The composition root: every adapter and use case, chosen from configuration. */
-export function buildContainer(config: Config, overrides: ContainerOverrides = {}): DependencyContainer {
+export function buildContainer(config: Config, overrides: ContainerOverrides = {}, options: ContainerOptions = {}): DependencyContainer {
   const c = root.createChildContainer();
   const random = overrides.random ?? new CryptoRandomSource();
   const opened = overrides.store ?? openLocalStore(config);
@@ -222,7 +243,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
   c.register(TOKENS.OutboundHttp, single<OutboundHttp>(() =>
     overrides.outbound ?? new UndiciOutboundHttp({ policy: new OutboundPolicy(config.outboundAllow), extraCa: config.outboundCaPem }),
   ));
-  c.register(TOKENS.MasterKey, single(() => resolveMasterKey(config, random)));
+  c.register(TOKENS.MasterKey, single(() => givenMasterKey(config, overrides, random)));
   // Events of reads, refusals and failures, batched (ADR 4); writes carry theirs into the store themselves.
   c.register(TOKENS.AuditRecorder, single((d) => {
     const logger = d.resolve<Logger>(TOKENS.Logger);
@@ -301,6 +322,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     random: d.resolve<RandomSource>(TOKENS.Random),
     clock: d.resolve<Clock>(TOKENS.Clock),
     masterKey: d.resolve<Buffer>(TOKENS.MasterKey),
+    createMissing: options.readOnly !== true,
   })));
   c.register(TOKENS.TokenUseCases, single<TokenUseCases>((d) => {
     const deps: TokenDeps = {

@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { AuditRecorder, Bootstrap, DeliverWebhooks, ProvisionedTenant, Sweep } from '@svc/core';
+import type { AuditRecorder, Bootstrap, DeliverWebhooks, ProvisionedTenant, Store, Sweep } from '@svc/core';
 import type { DependencyContainer } from 'tsyringe';
-import type { Config } from './config/config';
+import { type Config, ConfigError } from './config/config';
 import { type AuditLogUseCases, type ContainerOverrides, createContainer, openStore } from './container';
 import { createApp } from './http/app';
 import { Connections } from './http/connections';
-import type { Logger } from './logger';
+import { Logger } from './logger';
 import type { Readiness } from './http/operations';
 import type { Metrics } from './metrics';
 import { TOKENS } from './tokens';
@@ -96,29 +96,49 @@ const DELIVERY_RUNS = 4;
 const CHAIN_INTERVAL_MS = 100;
 const DELIVERY_INTERVAL_MS = 250;
 
+/**
+ * Binds the listening socket. An address this machine does not have, or a name that does not resolve, is a
+ * configuration error naming SVC_HOST; a port in use names SVC_PORT.
+ */
 function listen(server: Server, config: Config): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const where = `${config.host}:${config.port}`;
+      if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') reject(new ConfigError('SVC_HOST', `'${config.host}' does not resolve to an address (${error.code})`));
+      else if (error.code === 'EADDRNOTAVAIL') reject(new ConfigError('SVC_HOST', `'${config.host}' is not an address of this machine (EADDRNOTAVAIL)`));
+      else if (error.code === 'EADDRINUSE') reject(new Error(`cannot listen on ${where}: the port is in use (EADDRINUSE); set SVC_PORT to a free port or stop the other server`));
+      else if (error.code === 'EACCES') reject(new ConfigError('SVC_PORT', `not allowed to listen on ${where} (EACCES)`));
+      else reject(error);
+    });
     server.listen(config.port, config.host, () => resolve(server.address() as AddressInfo));
   });
 }
 
-/** Opens the store, bootstraps an empty one, starts the sweeper and serves the API. */
+/**
+ * Binds the socket first, then opens the store, checks its master key and bootstraps an empty one, then serves the
+ * API and starts the sweeper. Binding first means a port in use or an address that is not there stops the start
+ * before anything is created: the first-start banner (the only time a generated management key is shown) is printed
+ * only by a server that is listening. Requests that arrive before the store is ready get a 503.
+ */
 export async function startServer(
   config: Config,
   overrides: ContainerOverrides = {},
   print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
 ): Promise<RunningServer> {
-  const store = overrides.store ?? (await openStore(config, { exclusive: true }));
+  const logger = overrides.logger ?? new Logger(config.logLevel);
+  const connections = new Connections(createServer(), logger);
+  connections.server.keepAliveTimeout = 65_000;
+  const address = await listen(connections.server, config);
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const stops: Array<() => Promise<void>> = [];
   const stopLoops = async (): Promise<void> => {
     await Promise.all(stops.splice(0).map((stop) => stop()));
   };
-  let container: DependencyContainer, logger: Logger, connections: Connections, url: string;
+  let store: Store | undefined = overrides.store;
+  let container: DependencyContainer;
   try {
-    container = await createContainer(config, { ...overrides, store });
-    logger = container.resolve<Logger>(TOKENS.Logger);
-    container.resolve<Buffer>(TOKENS.MasterKey);
+    store ??= await openStore(config, { exclusive: true });
+    container = await createContainer(config, { ...overrides, store, logger }, { createMasterKey: true });
     const bootstrapped = await container
       .resolve<Bootstrap>(TOKENS.Bootstrap)
       .execute({ ownerEmail: config.ownerEmail, managementKey: config.bootstrapApiKey });
@@ -132,10 +152,7 @@ export async function startServer(
       startLoop('audit chain', () => auditLog.chain.execute(), CHAIN_INTERVAL_MS, logger, 1, metrics),
       startLoop('webhook deliveries', () => deliver.execute(), DELIVERY_INTERVAL_MS, logger, DELIVERY_RUNS, metrics),
     );
-    connections = new Connections(createServer(), createApp(container), logger);
-    connections.server.keepAliveTimeout = 65_000;
-    const address = await listen(connections.server, config);
-    url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    connections.serve(createApp(container));
     logger.info('listening', { url, store: config.store });
     if (!config.smtpUrl && !overrides.mailer) {
       logger.warn('no SVC_SMTP_URL: invitation e-mails are written to the outbox directory, for development only', {
@@ -144,11 +161,14 @@ export async function startServer(
       });
     }
   } catch (error) {
-    // A start that fails (a wrong master key, a taken port) leaves nothing running and releases the store's claim.
+    // A start that fails (a wrong master key, a store in use) leaves nothing running and releases the store's claim.
     await stopLoops();
-    if (!overrides.store) await store.close().catch(() => undefined);
+    connections.destroyAll();
+    await new Promise<void>((resolve) => connections.server.close(() => resolve()));
+    if (!overrides.store) await store?.close().catch(() => undefined);
     throw error;
   }
+  const opened = store;
   let closing: Promise<Shutdown> | undefined;
   const shutdown = async ({ deadlineMs }: ShutdownOptions): Promise<Shutdown> => {
     let forced = false;
@@ -174,7 +194,7 @@ export async function startServer(
     await container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases).chain.execute().catch((error: unknown) => {
       logger.error('audit chain failed', { error: error instanceof Error ? error.name : 'unknown' });
     });
-    await store.close();
+    await opened.close();
     return { forced };
   };
   return { url, container, close: (options = {}) => (closing ??= shutdown(options)) };

@@ -25,11 +25,13 @@ function words(line: string): string[] {
 describe('the README, after one npm install', () => {
   let dataDir: string;
 
-  beforeEach(() => {
+  // One data directory for the commands, run in the README's order: `svc audit verify` checks the store that
+  // `svc tenants create` made (on a directory without a store it refuses, creating nothing).
+  beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'svc-readme-'));
   });
 
-  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('declares every workspace bin as a committed file, so npm can link it before the build', () => {
     const workspaces = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces;

@@ -6,20 +6,32 @@ import { ConfigError } from './config';
 export const MASTER_KEY_FILE = 'master.key';
 
 /**
- * The master key of an embedded (SQLite) vault when SVC_MASTER_KEY is not set: read from the data dir, or
- * generated there on first run, readable by the owner only (0600). Losing this file loses every token.
+ * The master key kept in the data dir (SQLite without SVC_MASTER_KEY), or undefined when there is no master.key.
+ * Never makes one: only {@link createMasterKeyFile} does, for a store without data keys. Losing this file loses every
+ * token.
  */
-export function loadOrCreateMasterKey(dataDir: string): Buffer {
+export function readMasterKeyFile(dataDir: string): Buffer | undefined {
   const file = join(dataDir, MASTER_KEY_FILE);
-  if (existsSync(file)) {
-    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-    if (key.length !== 32) throw new ConfigError('SVC_MASTER_KEY', `${file} does not hold a 32-byte base64 key`);
-    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
-    return key;
-  }
+  if (!existsSync(file)) return undefined;
+  const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new ConfigError('SVC_MASTER_KEY', `${file} does not hold a 32-byte base64 key`);
+  if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  return key;
+}
+
+/**
+ * Generates master.key in the data dir, readable by the owner only (0600). Only for a store that has no data keys
+ * yet: a new key opens none of an existing store's. When another process made the file meanwhile, its key is used.
+ */
+export function createMasterKeyFile(dataDir: string): Buffer {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
-  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    writeFileSync(join(dataDir, MASTER_KEY_FILE), `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return readMasterKeyFile(dataDir)!;
+  }
   return key;
 }
 

@@ -22,12 +22,14 @@ export class Connections {
   private idleWaiters: Array<() => void> = [];
   private draining = false;
 
+  /** The app, once the vault is ready; until then requests get a 503 (the socket is bound before the store opens). */
+  private app: RequestListener | undefined;
+
   constructor(
     readonly server: Server,
-    app: RequestListener,
     private readonly logger: Logger,
   ) {
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.handle(req, res, app));
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.handle(req, res));
     server.on('connection', (socket: Socket) => {
       this.open.set(socket, new Set());
       socket.once('close', () => this.open.delete(socket));
@@ -43,8 +45,13 @@ export class Connections {
     );
   }
 
-  /** Tracks the response, then hands the request to the app, or refuses it while draining. */
-  private handle(req: IncomingMessage, res: ServerResponse, app: RequestListener): void {
+  /** Hands requests to `app` from now on. */
+  serve(app: RequestListener): void {
+    this.app = app;
+  }
+
+  /** Tracks the response, then hands the request to the app, or refuses it while starting or draining. */
+  private handle(req: IncomingMessage, res: ServerResponse): void {
     const pending = this.open.get(req.socket);
     pending?.add(res);
     // During the drain a connection turns idle when its response is done (one that went out with keep-alive
@@ -64,7 +71,8 @@ export class Connections {
       return end.apply(res, args);
     }) as typeof end;
     if (this.draining) refuse(res);
-    else app(req, res);
+    else if (!this.app) sendProblem(res, { ...HTTP_PROBLEMS.unavailable, detail: 'The server is starting; the request was not processed.' }, { 'Retry-After': '1' });
+    else this.app(req, res);
   }
 
   /** Starts the drain; resolves once every connection has closed. */
