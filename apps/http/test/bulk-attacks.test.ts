@@ -240,13 +240,14 @@ describe('bulk calls under attack', () => {
 
     it('reaches only what the caller sees of the token through json paths, never its prototype', async () => {
       const masked = await privateKey(h, 'token:read');
-      for (const path of ['$.constructor', '$.__proto__', "$['__proto__']", '$.toString', '$.number.constructor']) {
+      // JSON values have no other members: not a prototype's, nor a string's length.
+      for (const path of ['$.constructor', '$.__proto__', "$['__proto__']", '$.toString', '$.number.constructor', '$.number.length', '$.number[0]']) {
         const res = await as(h.app, masked).post('/detokenize').send({ p: `{{ ${cardId} | json: "${path}" }}` });
         expect({ path, status: res.status }).toEqual({ path, status: 400 });
         expect(res.text).not.toContain('4242424242424242');
       }
-      // A member of what the caller sees is only what its mask shows: the masked number's own length.
-      expect((await as(h.app, masked).post('/detokenize').send({ p: `{{ ${cardId} | json: '$.number.length' }}` }).expect(200)).body).toEqual({ p: 16 });
+      // A member of what the caller sees is only what its mask shows.
+      expect((await as(h.app, masked).post('/detokenize').send({ p: `{{ ${cardId} | json: '$.number' }}` }).expect(200)).body.p).not.toContain('42424242');
     });
 
     it('keeps every key: a json path to a field the token does not show matches nothing, as one to hidden data does', async () => {
