@@ -243,6 +243,12 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
   c.register(TOKENS.OutboundHttp, single<OutboundHttp>(() =>
     overrides.outbound ?? new UndiciOutboundHttp({ policy: new OutboundPolicy(config.outboundAllow), extraCa: config.outboundCaPem }),
   ));
+  // Webhook deliveries call out on their own client, with at most two lookups at a time (see gateLookups): names whose
+  // DNS never answers would otherwise fill libuv's pool and stall every proxy call behind them.
+  c.register(TOKENS.WebhookOutboundHttp, single<OutboundHttp>(() =>
+    overrides.outbound ??
+      new UndiciOutboundHttp({ policy: new OutboundPolicy(config.outboundAllow), extraCa: config.outboundCaPem, maxConcurrentLookups: 2 }),
+  ));
   c.register(TOKENS.MasterKey, single(() => givenMasterKey(config, overrides, random)));
   // Events of reads, refusals and failures, batched (ADR 4); writes carry theirs into the store themselves.
   c.register(TOKENS.AuditRecorder, single((d) => {
@@ -271,7 +277,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     webhooks: store.webhooks,
     deliveries: store.webhookDeliveries,
     keyring: d.resolve<Keyring>(TOKENS.Keyring),
-    outbound: d.resolve<OutboundHttp>(TOKENS.OutboundHttp),
+    outbound: d.resolve<OutboundHttp>(TOKENS.WebhookOutboundHttp),
     clock: d.resolve<Clock>(TOKENS.Clock),
     audit: d.resolve<Audit>(TOKENS.Audit),
   })));
@@ -430,7 +436,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       ids: d.resolve<IdGenerator>(TOKENS.Ids),
       random: d.resolve<RandomSource>(TOKENS.Random),
       policy: new OutboundPolicy(config.outboundAllow),
-      resolver: overrides.resolver ?? new DnsHostResolver({ timeoutMs: 2_000 }),
+      resolver: overrides.resolver ?? new DnsHostResolver({ timeoutMs: 2_000, maxConcurrentLookups: 1 }),
       audit: d.resolve<Audit>(TOKENS.Audit),
     };
     return {

@@ -22,6 +22,7 @@ export const TOKENS = {
   AcceptInvitation: Symbol('AcceptInvitation'),
   IdempotentRequests: Symbol('IdempotentRequests'),
   OutboundHttp: Symbol('OutboundHttp'),
+  WebhookOutboundHttp: Symbol('WebhookOutboundHttp'),
   WebhookUseCases: Symbol('WebhookUseCases'),
   ProxyUseCases: Symbol('ProxyUseCases'),
   Metrics: Symbol('Metrics'),

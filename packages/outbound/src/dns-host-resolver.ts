@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { HostLookup, HostResolver } from '@svc/core';
+import { gateLookups } from './lookup-gate';
 
 /** The system's lookup (getaddrinfo: the hosts file, then DNS): every address of a name, as text. */
 export type AddressLookup = (hostname: string) => Promise<readonly string[]>;
@@ -9,6 +10,8 @@ export interface DnsHostResolverOptions {
   readonly timeoutMs?: number | undefined;
   /** Replaces the system lookup (tests). */
   readonly lookup?: AddressLookup | undefined;
+  /** At most this many lookups at a time (see gateLookups); waiting counts against the timeout. Default 2. */
+  readonly maxConcurrentLookups?: number | undefined;
 }
 
 const systemLookup: AddressLookup = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
@@ -24,7 +27,7 @@ export class DnsHostResolver implements HostResolver {
 
   constructor(options: DnsHostResolverOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 2_000;
-    this.lookup = options.lookup ?? systemLookup;
+    this.lookup = gateLookups(options.lookup ?? systemLookup, options.maxConcurrentLookups ?? 2);
   }
 
   async resolve(hostname: string): Promise<HostLookup> {

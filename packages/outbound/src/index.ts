@@ -1,2 +1,3 @@
 export * from './undici-outbound-http';
 export * from './dns-host-resolver';
+export * from './lookup-gate';

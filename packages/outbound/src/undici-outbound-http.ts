@@ -1,4 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { gateLookups } from './lookup-gate';
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import {
@@ -21,6 +22,8 @@ export interface UndiciOutboundHttpOptions {
   readonly extraCa?: string | undefined;
   /** Replaces the system resolver (tests resolve names to 127.0.0.1 without touching DNS). */
   readonly resolve?: Resolver | undefined;
+  /** At most this many lookups at a time (see gateLookups); unbounded by default. */
+  readonly maxConcurrentLookups?: number | undefined;
   /** Largest response body read, in bytes; a larger one is `response_too_large`. Default 10 MiB. */
   readonly maxResponseBytes?: number | undefined;
   /** Milliseconds to open a connection (TCP and TLS), within each request's own timeout. Default 10 s. */
@@ -46,7 +49,8 @@ export class UndiciOutboundHttp implements OutboundHttp {
 
   constructor(private readonly options: UndiciOutboundHttpOptions) {
     this.maxResponseBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
-    const resolve = options.resolve ?? systemResolver;
+    const lookup = options.resolve ?? systemResolver;
+    const resolve = options.maxConcurrentLookups === undefined ? lookup : gateLookups(lookup, options.maxConcurrentLookups);
     const connect = buildConnector({
       timeout: options.connectTimeoutMs ?? 10_000,
       // Made once: given as `ca`, the 140-odd roots and the extra CA were parsed again for every new connection.

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: it sizes libuv's thread pool before anything uses it.
+import './thread-pool';
 import 'reflect-metadata';
 import { main } from '../cli';
 

@@ -1,0 +1,24 @@
+/**
+ * At most `limit` lookups of one kind at a time; the others wait their turn, in order. The system lookup
+ * (getaddrinfo) runs on libuv's small shared thread pool and cannot be cancelled: a name whose DNS server never
+ * answers holds a thread for the resolver's whole timeout. Webhook deliveries to such names (one tenant's webhooks,
+ * say) filled the pool, and every proxy call of every tenant, even one the policy refuses by name, waited behind them
+ * for 5-15 s. Gating the lookups of deliveries and of webhook URL checks leaves the rest of the pool to the proxy.
+ */
+export function gateLookups<A extends unknown[], R>(lookup: (...args: A) => Promise<R>, limit: number): (...args: A) => Promise<R> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const release = (): void => {
+    running--;
+    waiting.shift()?.();
+  };
+  return async (...args: A): Promise<R> => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await lookup(...args);
+    } finally {
+      release();
+    }
+  };
+}
