@@ -18,6 +18,18 @@ const input = (claimId: string): IdempotencyClaimInput => ({
   expiresAt: new Date('2026-01-02T00:00:00.000Z'),
 });
 
+const actor: Actor = { tenantId: 't1', kind: 'application', applicationId: 'app-1', applicationType: 'private', permissions: [], rules: [], authorized: true };
+
+/** A store in a file of `dir`, and the idempotency rules over it with a keyring of its own. */
+function sealedRequests(name: string) {
+  const store = openSqliteStore({ file: join(dir, name), writerThread: false });
+  const random = new CryptoRandomSource();
+  const clock = new SystemClock();
+  const keyring = new Keyring({ dataKeys: store.dataKeys, random, clock, masterKey: Buffer.alloc(32, 5) });
+  const requests = new IdempotentRequests({ idempotency: store.idempotency, keyring, clock, random, ttlMs: 86_400_000 });
+  return { store, keyring, requests };
+}
+
 describe('idempotency keys in one SQLite file opened twice', () => {
   it('gives a key to exactly one claim across connections', async () => {
     const file = join(dir, 'shared.db');
@@ -37,13 +49,7 @@ describe('idempotency keys in one SQLite file opened twice', () => {
   });
 
   it("keeps a read's answer as its digest only: the retry is told to run again, and the answer is nowhere in the file", async () => {
-    const file = join(dir, 'digest.db');
-    const store = openSqliteStore({ file, writerThread: false });
-    const random = new CryptoRandomSource();
-    const clock = new SystemClock();
-    const keyring = new Keyring({ dataKeys: store.dataKeys, random, clock, masterKey: Buffer.alloc(32, 6) });
-    const requests = new IdempotentRequests({ idempotency: store.idempotency, keyring, clock, random, ttlMs: 86_400_000 });
-    const actor: Actor = { tenantId: 't1', kind: 'application', applicationId: 'app-1', applicationType: 'private', permissions: [], rules: [], authorized: true };
+    const { store, keyring, requests } = sealedRequests('digest.db');
     const request = { method: 'POST', path: '/detokenize', body: '{"n":"{{ t }}"}' };
     const outcome = await requests.begin(actor, 'SVC-IDEMPOTENCY-KEY', 'read-1', request);
     if (outcome.kind !== 'run') throw new Error('expected a claim');
@@ -59,13 +65,7 @@ describe('idempotency keys in one SQLite file opened twice', () => {
   });
 
   it('keeps answers sealed: neither the answer nor the request body is in the file in plaintext', async () => {
-    const file = join(dir, 'at-rest.db');
-    const store = openSqliteStore({ file, writerThread: false });
-    const random = new CryptoRandomSource();
-    const clock = new SystemClock();
-    const keyring = new Keyring({ dataKeys: store.dataKeys, random, clock, masterKey: Buffer.alloc(32, 5) });
-    const requests = new IdempotentRequests({ idempotency: store.idempotency, keyring, clock, random, ttlMs: 86_400_000 });
-    const actor: Actor = { tenantId: 't1', kind: 'application', applicationId: 'app-1', applicationType: 'private', permissions: [], rules: [], authorized: true };
+    const { store, requests } = sealedRequests('at-rest.db');
     const body = JSON.stringify({ type: 'card', data: { number: '4242424242424242', note: 'Request-Secret-XYZ' } });
     const outcome = await requests.begin(actor, 'SVC-IDEMPOTENCY-KEY', 'key-1', { method: 'POST', path: '/tokens', body });
     if (outcome.kind !== 'run') throw new Error('expected a claim');
