@@ -339,6 +339,9 @@ describe('the audit log over HTTP (beyond.md §5)', () => {
       ['size=1000', 'size'],
       ['entity_type=token&entity_type=webhook', 'entity_type'],
       ['start_date=2026-01-01&start_date=2026-01-02', 'start_date'],
+      ['outcome=denied', 'outcome'],
+      ['entity_id[]=x', "['entity_id[]']"],
+      ['entity_id[$ne]=x', "['entity_id[$ne]']"],
     ])('answers %s with 400 naming %s', async (query, field) => {
       const res = await api.get(`/logs?${query}`).expect(400);
       expect(res.headers['content-type']).toMatch(/application\/problem\+json/);

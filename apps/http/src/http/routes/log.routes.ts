@@ -8,7 +8,11 @@ import { sendJson } from '../respond';
 import { pagingQuery } from '../schemas/common';
 import { validate } from '../validate';
 
-export const listLogsQuery = z.object({
+/**
+ * Strict: a filter the log does not know (`outcome`, or `entity_id[]=…` from a client that writes arrays with
+ * brackets) is a 400 naming it, never silently dropped, which would answer every event as if it matched.
+ */
+export const listLogsQuery = z.strictObject({
   ...pagingQuery,
   entity_type: z.string().optional(),
   entity_id: z.string().optional(),
