@@ -47,7 +47,25 @@ const USAGE = `Usage:
 async function serve(): Promise<number | undefined> {
   const config = loadConfig();
   const deadlineMs = config.shutdownTimeoutMs;
-  const server = await startServer(config);
+  // A signal during the start (the store opening, a first start's bootstrap and its one-time key) is held, and the
+  // server shuts down cleanly once started, instead of dying between the bootstrap's commit and its banner. One
+  // listener stays on throughout: removing the last listener of a signal stops Node watching it, and a signal that
+  // arrived meanwhile would be lost.
+  let early: NodeJS.Signals | undefined;
+  let onSignal = (signal: NodeJS.Signals): void => {
+    early ??= signal;
+  };
+  const listener = (signal: NodeJS.Signals): void => onSignal(signal);
+  process.on('SIGTERM', listener);
+  process.on('SIGINT', listener);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config);
+  } catch (error) {
+    process.off('SIGTERM', listener);
+    process.off('SIGINT', listener);
+    throw error;
+  }
   const logger = server.container.resolve<Logger>(TOKENS.Logger);
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals): void => {
@@ -75,8 +93,8 @@ async function serve(): Promise<number | undefined> {
       },
     );
   };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  onSignal = shutdown;
+  if (early) shutdown(early);
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +33,34 @@ describe('the svc command', () => {
   afterEach(() => {
     killServed();
     rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('holds a SIGTERM that comes during the start, then shuts down cleanly: the first start still shows its key', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      env: { PATH: process.env.PATH, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let signalled = false;
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const onData = (chunk: Buffer): void => {
+      out += chunk.toString();
+      // The banner comes before the server says it listens: the signal lands inside the start.
+      if (!signalled && out.includes('first start')) {
+        signalled = true;
+        child.kill('SIGTERM');
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    expect(await exited).toEqual({ code: 0, signal: null });
+    const key = bannerKey(out);
+    expect(key).toMatch(/^key_mgt_/);
+    expect(out).toContain('"msg":"shut down"');
+    // The store it made is whole: the key printed works on the next start.
+    const again = await serve({ SVC_DATA_DIR: dataDir });
+    expect((await get(`${again.url}/applications/key`, key!)).status).toBe(200);
+    expect(await stop(again)).toBe(0);
   });
 
   it('bootstraps once, keeps data across restarts, and creates tenants while serving', async () => {
