@@ -29,6 +29,15 @@ describe('configuration', () => {
     expect(load({ SVC_SWEEP_INTERVAL: '24h' }).sweepIntervalMs).toBe(86_400_000);
   });
 
+  it('bounds the waits that arm a timer (the drain, the proxy) at 1h: longer ones overflow and fire at once', () => {
+    for (const value of ['61m', '2h', '30d']) refuses('SVC_SHUTDOWN_TIMEOUT', value);
+    for (const value of ['0', '61m', '30d']) refuses('SVC_PROXY_TIMEOUT', value);
+    expect(load({ SVC_SHUTDOWN_TIMEOUT: '0' }).shutdownTimeoutMs).toBe(0);
+    expect(load({ SVC_SHUTDOWN_TIMEOUT: '1h' }).shutdownTimeoutMs).toBe(3_600_000);
+    expect(load({ SVC_PROXY_TIMEOUT: '1h' }).proxyTimeoutMs).toBe(3_600_000);
+    expect(load({}).proxyTimeoutMs).toBe(25_000);
+  });
+
   it('keeps audit events from 1s to 36500d, as the README says', () => {
     for (const value of ['0', '500ms', '36501d']) refuses('SVC_LOG_RETENTION', value);
     expect(load({ SVC_LOG_RETENTION: '1s' }).logRetentionMs).toBe(1000);

@@ -93,6 +93,16 @@ function sweepInterval(env: Env): number {
   return ms;
 }
 
+/** An hour: the longest a request or a drain may take. Timers past about 24.8 days overflow and fire every 1 ms. */
+const MAX_WAIT_MS = 3_600_000;
+
+/** A duration that arms a timer: at most an hour (and longer than 0 unless `zero` is allowed). */
+function waitDuration(env: Env, name: string, fallbackMs: number, zero: boolean): number {
+  const ms = zero ? duration(env, name, fallbackMs) : positiveDuration(env, name, fallbackMs);
+  if (ms > MAX_WAIT_MS) throw new ConfigError(name, 'must be at most 1h, such as 10s or 30s');
+  return ms;
+}
+
 /**
  * SVC_HOST: an IPv4 or IPv6 literal, or a host name (letters, digits and hyphens in dot-separated labels). A name
  * ending in a number (`999.1.1.1`) would be read as an IPv4 address, so it must be one.
@@ -272,8 +282,8 @@ export function loadConfig(env: Env = process.env): Config {
     logRetentionMs: logRetention(env),
     bodyLimitBytes: bytes(env, 'SVC_BODY_LIMIT', 1024 * 1024),
     sweepIntervalMs: sweepInterval(env),
-    shutdownTimeoutMs: duration(env, 'SVC_SHUTDOWN_TIMEOUT', 10_000),
-    proxyTimeoutMs: positiveDuration(env, 'SVC_PROXY_TIMEOUT', 25_000),
+    shutdownTimeoutMs: waitDuration(env, 'SVC_SHUTDOWN_TIMEOUT', 10_000, true),
+    proxyTimeoutMs: waitDuration(env, 'SVC_PROXY_TIMEOUT', 25_000, false),
     metrics: metrics(env),
     rateLimit: rateLimit(env),
     corsOrigins: corsOrigins(env),
