@@ -495,6 +495,22 @@ describe('attacks on the proxy', () => {
       expect(dest.received[0]!.headers['x-card']).toBe(`{{ ${id} }}`);
     });
 
+    it("refuses calls made by a page of the vault's own origin (the console), open proxy or not, and reaches nothing", async () => {
+      const open = await openEcho();
+      for (const req of [
+        request(h.app).get(`/proxy/payload.js?svc-proxy-key=${open.key}`),
+        request(h.app).post(`/proxy/steal?svc-proxy-key=${open.key}`).send({ k: 'v' }),
+        call('POST').send({ a: 1 }),
+      ]) {
+        expectProblem(await req.set('Sec-Fetch-Site', 'same-origin'), 403);
+      }
+      expect(dest.received).toEqual([]);
+      // Another site's page (a partner's form) and a server (no Sec-Fetch-Site) still go through.
+      expect((await request(h.app).post(`/proxy?svc-proxy-key=${open.key}`).set('Sec-Fetch-Site', 'cross-site').send({ a: 1 })).status).toBe(200);
+      expect((await call('POST').send({ a: 1 })).status).toBe(200);
+      expect(dest.received).toHaveLength(2);
+    });
+
     it('captures cards with an application that may only create tokens', async () => {
       await setUp();
       await applicationKey(h, { name: 'capture', type: 'private', permissions: ['token:create'] });

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import {
   type CreateProxy,
   type DeleteProxy,
+  ForbiddenError,
   type GetProxy,
   type InvokeProxy,
   isUuid,
@@ -262,6 +263,12 @@ const REFUSED_METHODS = new Set(['TRACE', 'TRACK']);
  */
 export function proxyRoutes(router: IRouter, auth: RequestHandler, useCases: ProxyUseCases, bodyLimitBytes: number): void {
   const target = async (req: Request, res: Response, next: NextFunction) => {
+    // A page of the vault's own origin (the console, the API's description) never calls the proxy. A script injected
+    // into one could otherwise load or fetch whatever a destination answers as same-origin content, which the
+    // console's Content-Security-Policy ('self') allows: a script, or a channel out for the key it holds.
+    if (req.get('sec-fetch-site') === 'same-origin') {
+      throw new ForbiddenError('The proxy is not called from pages of the vault itself.');
+    }
     if (REFUSED_METHODS.has(req.method)) {
       throw new HttpProblemError(HTTP_PROBLEMS.methodNotAllowed, `The proxy does not pass ${req.method} on: it would echo the credentials the proxy adds.`);
     }
