@@ -30,8 +30,29 @@ export interface Page<T> {
   readonly data: readonly T[];
 }
 
+/** API keys' prefixes: a URL holding one is never sent. */
+const KEY_IN_TEXT = /key_(?:pvt|pub|mgt|prx|ses)_/;
+
+/**
+ * Whether a path (with its query) carries a key: one with a key's prefix, or the key in use (an operator's
+ * SVC_BOOTSTRAP_API_KEY may have no prefix), as typed or percent-encoded. Every filter and id a person types goes
+ * into a URL, which proxies and access logs in front of the vault record.
+ */
+function carriesKey(path: string, key: string): boolean {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path.replace(/\+/g, ' '));
+  } catch {
+    // A malformed escape: the raw path is checked alone.
+  }
+  return [path, decoded].some((text) => KEY_IN_TEXT.test(text) || (key.length >= 16 && text.includes(key)));
+}
+
 /** Calls the API with `key`; resolves with the JSON answer (undefined for a 204), rejects with an ApiError. */
 export async function call<T>(key: string, method: string, path: string, body?: unknown): Promise<T> {
+  if (carriesKey(path, key)) {
+    throw new ApiError({ title: 'Not sent', status: 0, detail: 'What you typed holds an API key: a key never goes into a URL. Filter by an id or a name instead.' });
+  }
   const headers: Record<string, string> = { 'SVC-API-KEY': key, Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;

@@ -115,6 +115,10 @@ export function App() {
       storeTokenKey(holder?.key);
       setState({ ...state, tokenHolder: holder });
     },
+    replaceKey: (key) => {
+      storeKey(key);
+      setState({ ...state, key });
+    },
     signOut: () => {
       forgetKeys();
       setState({ phase: 'signed-out' });

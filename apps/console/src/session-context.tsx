@@ -51,6 +51,8 @@ export interface Session {
   /** The key the token pages use: the signed-in key unless it is a management key, else the token key given. */
   readonly tokens?: KeyHolder | undefined;
   readonly setTokenKey: (holder: KeyHolder | undefined) => void;
+  /** The signed-in application's new key (after a regenerate, which revoked the old one): the console goes on with it. */
+  readonly replaceKey: (key: string) => void;
   readonly signOut: () => void;
 }
 

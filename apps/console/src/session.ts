@@ -42,7 +42,8 @@ export function forgetKeys(): void {
 /** API keys' prefixes (an operator's SVC_BOOTSTRAP_API_KEY may have none): a text that starts so is a key, not an id. */
 const KEY_PREFIXES = ['key_pvt_', 'key_pub_', 'key_mgt_', 'key_prx_', 'key_ses_'];
 
-export const looksLikeKey = (text: string): boolean => KEY_PREFIXES.some((prefix) => text.trim().startsWith(prefix));
+/** Whether `text` holds an API key anywhere (quoted, after a header name, inside a longer text). */
+export const looksLikeKey = (text: string): boolean => KEY_PREFIXES.some((prefix) => text.includes(prefix));
 
 /**
  * Why a pasted key cannot be one, before anything is sent: keys hold no whitespace, and `fetch` cannot send a header

@@ -306,6 +306,118 @@ suite('the console under attack, in Chromium', () => {
   );
 
   it(
+    'sends no URL holding a key, whatever field it was typed in and however it is wrapped',
+    step(async () => {
+      await go('#/logs');
+      await page.locator('table.log tbody tr').first().waitFor();
+      for (const typed of [`SVC-API-KEY: ${app.key}`, `"${app.key}"`]) {
+        const from = requests.length;
+        await page.getByLabel('Entity id').fill(typed);
+        await page.getByRole('button', { name: 'Apply' }).click();
+        await page.locator('#log-entity-id-error').waitFor();
+        expect(callsSince(from)).toEqual([]);
+      }
+      await go('#/proxies');
+      await page.getByRole('heading', { name: 'Proxies' }).waitFor();
+      const from = requests.length;
+      await page.locator('#proxy-name-filter').fill(managementKey);
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByText('a key never goes into a URL').waitFor();
+      expect(callsSince(from)).toEqual([]);
+    }),
+    STEP_MS,
+  );
+
+  it(
+    "gives a script injected into the console no way out through the vault's own proxy: not loaded, not reached",
+    step(async () => {
+      const open = await created(managementKey, '/proxies', { name: 'exfil', destination_url: 'https://api.example.com/', require_auth: false });
+      secrets.push(String(open.key));
+      await go('#/applications');
+      await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+      // What injected markup would do: load a script from the proxy, and post the stored key through it.
+      const outcome = await page.evaluate(async (proxyKey) => {
+        const g = globalThis as unknown as {
+          document: { createElement(tag: string): { src: string; onload: unknown; onerror: unknown }; body: { append(node: unknown): void } };
+          fetch(url: string, init: { method: string; body: string }): Promise<{ status: number }>;
+          sessionStorage: { length: number };
+        };
+        const script = g.document.createElement('script');
+        const loaded = new Promise<string>((resolve) => {
+          script.onload = () => resolve('loaded');
+          script.onerror = () => resolve('refused');
+        });
+        script.src = `/proxy/payload.js?svc-proxy-key=${proxyKey}`;
+        g.document.body.append(script);
+        const sent = await g.fetch(`/proxy/steal?svc-proxy-key=${proxyKey}`, { method: 'POST', body: JSON.stringify({ stored: g.sessionStorage.length }) }).then(
+          (res) => res.status,
+          () => 0,
+        );
+        return { script: await loaded, sent };
+      }, String(open.key));
+      expect(outcome).toEqual({ script: 'refused', sent: 403 });
+      // Chromium reports the refused script (a problem document is no script): caused here on purpose.
+      const refusedScript = pageErrors.filter((e) => e.includes('/proxy/payload.js'));
+      expect(refusedScript.length).toBeLessThanOrEqual(1);
+      for (const e of refusedScript) pageErrors.splice(pageErrors.indexOf(e), 1);
+      // The proxy's own key in those URLs is the proxy's, which this test made: it is dropped from the URL check below.
+      secrets.splice(secrets.indexOf(String(open.key)), 1);
+    }),
+    STEP_MS,
+  );
+
+  it(
+    'keeps a configuration value holding line breaks through an edit of the proxy\'s name alone',
+    step(async () => {
+      const pem = '-----BEGIN CERTIFICATE-----\nMIIB\r\nabc=def\n-----END CERTIFICATE-----';
+      const made = await created(managementKey, '/proxies', { name: 'multi-line', destination_url: 'https://api.example.com/', configuration: { CERT: pem, K: 'a=b' } });
+      secrets.push(String(made.key));
+      await go(`#/proxies/${String(made.id)}/edit`);
+      await page.getByLabel('Name').fill('multi-line renamed');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('heading', { name: 'multi-line renamed' }).waitFor();
+      const after = await api(managementKey, 'GET', `/proxies/${String(made.id)}`);
+      expect(after.body.configuration).toEqual({ CERT: pem, K: 'a=b' });
+    }),
+    STEP_MS,
+  );
+
+  it(
+    'goes on with the new key when the signed-in application regenerates its own: every page still loads',
+    step(async () => {
+      const permissions = (await api(managementKey, 'GET', '/applications/key')).body.permissions as string[];
+      const ops = await created(managementKey, '/applications', { name: 'ops admin', type: 'management', permissions });
+      secrets.push(String(ops.key));
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('API key').waitFor();
+      await signIn(String(ops.key));
+      await go(`#/applications/${String(ops.id)}`);
+      await page.getByRole('table', { name: 'Keys' }).waitFor();
+      await page.getByRole('button', { name: 'Regenerate key' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Regenerate' }).click();
+      await page.getByRole('heading', { name: 'The regenerated key' }).waitFor();
+      const renewed = await page.locator('#shown-key').inputValue();
+      secrets.push(renewed);
+      expect((await api(String(ops.key), 'GET', '/applications/key')).status).toBe(401);
+      // The keys list, and another page, load with the new key: no 401 anywhere.
+      await page.getByRole('table', { name: 'Keys' }).locator('tbody tr').first().waitFor();
+      await go('#/webhooks');
+      await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+      await page.getByRole('row').filter({ hasText: 'hooks.example.com' }).first().waitFor();
+      expect(await page.getByText('Unauthenticated (401)').count()).toBe(0);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('API key').waitFor();
+      // Back as the tests before: the management key, with the private key on the token pages.
+      await signIn(managementKey);
+      await go('#/tokens');
+      await page.getByLabel('Private key for the token pages').fill(app.key);
+      await page.getByRole('button', { name: 'Use key' }).click();
+      await page.getByRole('searchbox', { name: 'Search' }).waitFor();
+    }),
+    STEP_MS,
+  );
+
+  it(
     'steps back to the last page when the page shown is past the end (its last item deleted)',
     step(async () => {
       for (let i = 0; i < 20; i++) await created(app.key, '/tokens', { type: 'token', data: `paged ${i}`, metadata: { batch: 'pager' } });

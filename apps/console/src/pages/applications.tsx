@@ -141,6 +141,10 @@ function ApplicationDetail(props: { id: string }) {
             action={async () => {
               const regenerated = await api<Application>('POST', `${path}/regenerate`);
               setOnce({ appId: a.id, key: regenerated.key!, what: 'The regenerated key' });
+              // The console's own key was among those revoked: it goes on with the new one (still shown once above).
+              if (session.identity.app?.id === a.id) session.replaceKey(regenerated.key!);
+              else if (session.tokens?.key !== undefined && session.tokens.identity.app?.id === a.id) useForTokens(regenerated.key!);
+              app.reload();
               keys.reload();
             }}
           />

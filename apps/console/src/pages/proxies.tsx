@@ -107,21 +107,25 @@ function EditProxy(props: { id: string }) {
   return <ProxyForm existing={proxy.data} />;
 }
 
-/** `key=value` lines, as the configuration is edited. */
+/**
+ * The configuration as it is edited: a JSON object of strings. (`key=value` lines could not carry a value holding a
+ * line break, a certificate say, and an edit of the name alone split it into two keys.)
+ */
 const configText = (config: Readonly<Record<string, string>> | null | undefined): string =>
-  Object.entries(config ?? {})
-    .map(([k, v]) => `${k}=${v}`)
-    .join('\n');
+  config && Object.keys(config).length > 0 ? JSON.stringify(config, null, 2) : '';
 
 function parseConfig(text: string): Record<string, string> | string {
-  const config: Record<string, string> = {};
-  for (const [i, line] of text.split('\n').entries()) {
-    if (line.trim() === '') continue;
-    const at = line.indexOf('=');
-    if (at <= 0) return `Line ${i + 1} is not key=value.`;
-    config[line.slice(0, at).trim()] = line.slice(at + 1);
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return `Not JSON: ${error instanceof Error ? error.message : String(error)}`;
   }
-  return config;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'Must be a JSON object, such as {"TOKEN": "…"}.';
+  const bad = Object.entries(parsed).find(([, v]) => typeof v !== 'string');
+  if (bad) return `The value of "${bad[0]}" must be a string.`;
+  return parsed as Record<string, string>;
 }
 
 function parseTransforms(text: string): unknown[] | string {
@@ -148,7 +152,15 @@ function ProxyForm(props: { existing?: Proxy }) {
   const [responseTransforms, setResponseTransforms] = useState(existing ? json(existing.response_transforms, true) : '[]');
   const [problem, setProblem] = useState<Problem>();
   const [busy, setBusy] = useState(false);
-  const apps = useLoad(() => api<Page<Application>>('GET', `/applications${query({ type: 'private', size: 100 })}`), []);
+  // Every private application, page by page (a page holds at most 100): a proxy may run as any of them.
+  const apps = useLoad(async () => {
+    const all: Application[] = [];
+    for (let page = 1; ; page++) {
+      const got = await api<Page<Application>>('GET', `/applications${query({ type: 'private', page, size: 100 })}`);
+      all.push(...got.data);
+      if (page >= got.pagination.total_pages || got.data.length === 0) return all;
+    }
+  }, []);
 
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
@@ -204,8 +216,8 @@ function ProxyForm(props: { existing?: Proxy }) {
         <Field id="proxy-application" label="Application" field="application_id" problem={problem} hint="The private application whose access the proxy detokenizes and tokenizes with.">
           <select {...described('proxy-application', problem, 'application_id', true)} value={applicationId} onChange={(e) => setApplicationId(e.currentTarget.value)}>
             <option value="">None</option>
-            {applicationId !== '' && !apps.data?.data.some((a) => a.id === applicationId) && <option value={applicationId}>{applicationId}</option>}
-            {apps.data?.data.map((a) => (
+            {applicationId !== '' && !apps.data?.some((a) => a.id === applicationId) && <option value={applicationId}>{applicationId}</option>}
+            {apps.data?.map((a) => (
               <option key={a.id} value={a.id}>
                 {a.name}
               </option>
@@ -224,8 +236,8 @@ function ProxyForm(props: { existing?: Proxy }) {
             requests
           </label>
         </div>
-        <Field id="proxy-config" label="Configuration (key=value per line)" field="configuration" problem={problem} hint="Stored sealed; append_header transforms read it as {{ configuration.KEY }}.">
-          <textarea {...described('proxy-config', problem, 'configuration', true)} class="mono" rows={3} value={config} onInput={(e) => setConfig(e.currentTarget.value)} spellcheck={false} />
+        <Field id="proxy-config" label="Configuration (JSON object of strings)" field="configuration" problem={problem} hint='Stored sealed; append_header transforms read it as {{ configuration.KEY }}. For example {"TOKEN": "…"}.'>
+          <textarea {...described('proxy-config', problem, 'configuration', true)} class="mono" rows={4} value={config} onInput={(e) => setConfig(e.currentTarget.value)} spellcheck={false} />
         </Field>
         <Field id="proxy-request" label="Request transforms (JSON)" field="request_transforms" problem={problem} hint='For example [{"type":"tokenize","matcher":"$.card","token":{"type":"card_number"}}] or [{"type":"append_header","name":"Authorization","value":"Bearer {{ configuration.TOKEN }}"}].'>
           <textarea {...described('proxy-request', problem, 'request_transforms', true)} class="mono" rows={4} value={requestTransforms} onInput={(e) => setRequestTransforms(e.currentTarget.value)} spellcheck={false} />
