@@ -47,6 +47,52 @@ describe('sessions over HTTP', () => {
     expect(expired.body.status).toBe(401);
   });
 
+  describe('a session never gets more than its authorizer has, token by token', () => {
+    it('masks for the session what the authorizer masks, though the grant says reveal everywhere', async () => {
+      const auth = as(h.app, await applicationKey(h, {
+        name: 'reveals /a/ only',
+        type: 'private',
+        permissions: ['session:authorize'],
+        rules: [
+          { priority: 1, container: '/a/', transform: 'reveal', permissions: ['token:read'] },
+          { priority: 2, container: '/', transform: 'mask', permissions: ['token:read'] },
+        ],
+      }));
+      const inA = (await backend.post('/tokens').send({ type: 'card_number', data: '5105105105105100', containers: ['/a/'] }).expect(201)).body.id as string;
+      expect((await auth.get(`/tokens/${tokenId}`).expect(200)).body.data).toBe('XXXXXXXXXXXX4242');
+      for (const condition of [
+        { attribute: 'container', operator: 'starts_with', value: '/' },
+        { attribute: 'id', operator: 'equals', value: tokenId },
+      ]) {
+        const session = await openSession();
+        await auth
+          .post('/sessions/authorize')
+          .send({ nonce: session.nonce, rules: [{ priority: 1, conditions: [condition], transform: 'reveal', permissions: ['token:read'] }] })
+          .expect(200);
+        const browser = as(h.app, session.session_key);
+        expect((await browser.get(`/tokens/${tokenId}`).expect(200)).body.data).toBe('XXXXXXXXXXXX4242');
+        expect((await browser.post('/detokenize').send({ x: `{{ ${tokenId} }}` })).text).not.toContain('4242424242424242');
+        if (condition.attribute === 'container') expect((await browser.get(`/tokens/${inA}`).expect(200)).body.data).toBe('5105105105105100');
+      }
+    });
+
+    it('reaches through a session no container its authorizer cannot read, though the grant is plain', async () => {
+      const auth = as(h.app, await applicationKey(h, {
+        name: 'pci masked only',
+        type: 'private',
+        permissions: ['session:authorize'],
+        rules: [{ priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:read'] }],
+      }));
+      const ssn = (await backend.post('/tokens').send({ type: 'social_security_number', data: '123-45-6789' }).expect(201)).body.id as string;
+      await auth.get(`/tokens/${ssn}`).expect(403);
+      const session = await openSession();
+      await auth.post('/sessions/authorize').send({ nonce: session.nonce, permissions: ['token:read'] }).expect(200);
+      const browser = as(h.app, session.session_key);
+      await browser.get(`/tokens/${ssn}`).expect(403);
+      expect((await browser.get(`/tokens/${tokenId}`).expect(200)).body.data).toBe('XXXXXXXXXXXX4242');
+    });
+  });
+
   it('grants plain permissions, and records the public application on tokens the session creates', async () => {
     const session = await openSession();
     await backend.post('/sessions/authorize').send({ nonce: session.nonce, permissions: ['token:create'] }).expect(200);

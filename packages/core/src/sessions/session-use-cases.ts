@@ -12,6 +12,7 @@ import type { Actor } from '../auth/actor';
 import { generateKey, generateSecret, hashKey } from '../auth/api-key';
 import { requirePermission } from '../auth/authorize';
 import { isSessionExpired, type Session, type SessionRepository } from './session';
+import { boundByAuthorizer } from './session-bounds';
 
 /** Default session lifetime: 3 minutes. */
 export const SESSION_LIFETIME_MS = 3 * 60_000;
@@ -93,7 +94,14 @@ export class AuthorizeSession {
     if (session.authorizedAt) throw new ConflictError('NONCE_USED', 'The nonce has already been used.');
     const expiresAt = input.expiresAt === undefined ? session.expiresAt : sessionEnd(input.expiresAt, now);
     const effects = auditOf(this.deps).write(actor, now, { entityType: 'session', entityId: session.id, operation: 'authorize', message: 'Session authorized' });
-    const granted = await this.deps.sessions.authorize(session.tenantId, session.id, { permissions, rules, expiresAt, authorizedAt: now }, effects);
+    // What the session gets is also bounded token by token by what this key has (see boundByAuthorizer).
+    const bounded = boundByAuthorizer({ permissions, rules }, actor);
+    const granted = await this.deps.sessions.authorize(
+      session.tenantId,
+      session.id,
+      { permissions: bounded.permissions, rules: bounded.rules, expiresAt, authorizedAt: now },
+      effects,
+    );
     if (!granted) throw new ConflictError('NONCE_USED', 'The nonce has already been used.');
   }
 }
