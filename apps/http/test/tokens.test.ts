@@ -313,6 +313,27 @@ describe('tokens over HTTP', () => {
   });
 
   describe('update', () => {
+    it('refuses a move to containers where the caller would read more of the token than where it is (mask to reveal)', async () => {
+      const mover = as(h.app, await applicationKey(h, {
+        name: 'mover',
+        type: 'private',
+        permissions: [],
+        rules: [
+          { priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:read', 'token:update'] },
+          { priority: 2, container: '/general/', transform: 'reveal', permissions: ['token:read', 'token:update'] },
+        ],
+      }));
+      const card = (await reveal.post('/tokens').send({ type: 'card_number', data: '5105105105105100' }).expect(201)).body.id as string;
+      expect((await mover.get(`/tokens/${card}`).expect(200)).body.data).toBe('XXXXXXXXXXXX5100');
+      const moved = await mover.patch(`/tokens/${card}`).set('Content-Type', 'application/merge-patch+json').send({ containers: ['/general/high/'] }).expect(403);
+      expect(moved.text).not.toContain('5105105105105100');
+      expect((await reveal.get(`/tokens/${card}`).expect(200)).body.containers).toEqual(['/pci/high/']);
+      // A move that reads no more is fine: a token it reveals, moved to where it masks.
+      const note = (await reveal.post('/tokens').send({ type: 'token', data: 'note', containers: ['/general/'] }).expect(201)).body.id as string;
+      const down = await mover.patch(`/tokens/${note}`).set('Content-Type', 'application/merge-patch+json').send({ containers: ['/pci/'] }).expect(200);
+      expect(down.body.containers).toEqual(['/pci/']);
+    });
+
     const patch = (id: string) => reveal.patch(`/tokens/${id}`).set('Content-Type', 'application/merge-patch+json');
 
     it('merges data, mask and metadata, replaces the rest, and records the modifier', async () => {

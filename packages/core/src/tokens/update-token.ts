@@ -15,6 +15,9 @@ import { tokenType } from './token-types';
 import { liveData, type TokenView, viewToken } from './token-view';
 import { loadToken } from './manage-tokens';
 
+/** How much of a token's data a read transform shows ('none': no read at all). */
+const TRANSFORM_ORDER = { none: 0, redact: 1, mask: 2, reveal: 3 } as const;
+
 /**
  * PATCH /tokens/{id}. `data`, `mask` and `metadata` are RFC 7386 merge patches; the rest replace. A key that is
  * absent leaves its field alone; `expiresAt: null` clears the expiry.
@@ -96,7 +99,16 @@ export class UpdateToken {
       ? validateMetadata((input.metadata === null ? {} : mergePatch(current.metadata, input.metadata)) as Record<string, string>)
       : current.metadata;
     const containers = input.containers === undefined ? current.containers : resolveContainers(type, input.containers);
-    if (input.containers !== undefined) requireTransform(actor, 'token:update', { id: current.id, containers });
+    if (input.containers !== undefined) {
+      requireTransform(actor, 'token:update', { id: current.id, containers });
+      // A move may not widen what the caller itself reads of the token: a key that masks /pci/ and reveals /general/
+      // would otherwise move a card to /general/ and read it in plaintext.
+      const before = transformFor(actor, 'token:read', current);
+      const after = transformFor(actor, 'token:read', { id: current.id, containers });
+      if (TRANSFORM_ORDER[after ?? 'none'] > TRANSFORM_ORDER[before ?? 'none']) {
+        throw new ForbiddenError(`This move would let the API key read the token ${after === 'reveal' ? 'in plaintext' : 'masked'}, which it cannot where the token is now.`);
+      }
+    }
     const fingerprintExpression = input.fingerprintExpression ?? current.fingerprintExpression;
     const searchIndexes = input.searchIndexes === undefined ? (current.searchIndexes ?? []) : resolveSearchIndexes(type, input.searchIndexes);
     const patchedMask = has(input, 'mask') ? (input.mask === null ? undefined : mergePatch(current.mask, input.mask)) : current.mask;
