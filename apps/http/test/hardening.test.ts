@@ -130,12 +130,30 @@ describe('hostile input', () => {
     await api.post('/tokens').set('Content-Type', 'application/json; charset="UTF-8"').send('{"type":"token","data":"x"}').expect(201);
   });
 
-  it('reads every query parameter, not only the first thousand, so a late filter still filters', async () => {
+  it.each([
+    ['/tokens?container=/a/', 'container'],
+    ['/tokens?foo=bar', 'foo'],
+    ['/tokens?start=abc', 'start'],
+    ['/v2/tokens?page=2', 'page'],
+    ['/v2/tokens?id=x', 'id'],
+  ])('answers a list parameter it does not read (%s) with a 400 naming it, never an unfiltered page', async (path, field) => {
+    const res = await api.get(path).expect(400).expect('Content-Type', /application\/problem\+json/);
+    expect(Object.keys(res.body.errors)).toEqual([field]);
+  });
+
+  it('reads every query parameter, not only the first thousand: the last one still counts', async () => {
     await api.post('/tokens').send({ type: 'token', data: 'r', metadata: { team: 'red' } }).expect(201);
     await api.post('/tokens').send({ type: 'token', data: 'b', metadata: { team: 'blue' } }).expect(201);
     const pads = Array.from({ length: 1000 }, (_, i) => `p${i}=`).join('&');
-    expect((await api.get(`/tokens?${pads}&metadata.team=red`).expect(200)).body.pagination.total_items).toBe(1);
-    expect(Object.keys((await api.get(`/tokens?${pads}&size=1000`).expect(400)).body.errors)).toEqual(['size']);
+    // Unknown parameters are a 400 naming each, the thousandth and one after it too.
+    const errors = Object.keys((await api.get(`/tokens?${pads}&late=1`).expect(400)).body.errors);
+    expect(errors).toHaveLength(1001);
+    expect(errors).toEqual(expect.arrayContaining(['p0', 'p999', 'late']));
+    // Known ones, however many come before: 99 ids, then the filter.
+    const ids = Array.from({ length: 99 }, (_, i) => `id=00000000-0000-7000-8000-${String(i).padStart(12, '0')}`).join('&');
+    expect((await api.get(`/tokens?${ids}&metadata.team=red`).expect(200)).body.pagination.total_items).toBe(0);
+    expect((await api.get(`/tokens?type=token&metadata.team=red`).expect(200)).body.pagination.total_items).toBe(1);
+    expect(Object.keys((await api.get(`/tokens?${ids}&size=1000`).expect(400)).body.errors)).toEqual(['size']);
   });
 
   it.each([

@@ -102,6 +102,9 @@ describe('rate limits (SVC_RATE_LIMIT)', () => {
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
     expect(limited.body.status).toBe(429);
     expect(limited.text).not.toContain(key);
+    // A browser may read it (CORS exposes it beside the trace id).
+    const fromBrowser = await as(h.app, key).get('/tokens').set('Origin', 'https://shop.example.com').expect(429);
+    expect(String(fromBrowser.headers['access-control-expose-headers']).toLowerCase()).toContain('retry-after');
     await as(h.app, other).get('/tokens').expect(200);
     // A wrong key is limited by its own value too, before it is looked up; no key at all is left to authentication.
     for (let i = 0; i < 3; i++) await as(h.app, 'key_pvt_wrong').get('/tokens').expect(401);

@@ -7,12 +7,13 @@ import { presentToken } from '../presenters/token.presenter';
 import { listTokensV2Query, searchTokensV2Schema } from '../schemas/token-v2.schemas';
 import { sendJson } from '../respond';
 import { validate } from '../validate';
-import { metadataFilters } from './token.routes';
+import { metadataFilters, onlyKnownParameters } from './token.routes';
 
 /** GET /v2/tokens and POST /v2/tokens/search: the v2 lists of Basis Theory's SDK, paged by opaque cursors. */
 export function tokenV2Routes(router: IRouter, auth: RequestHandler, useCases: Pick<TokenUseCases, 'listByCursor' | 'searchByCursor'>, readJson: RequestHandler): void {
   // 403 before the parameters or the body are read, as on /tokens.
   router.get('/v2/tokens', auth, requiresToken('token:read'), async (req, res) => {
+    onlyKnownParameters(req.query, ['type', 'container', 'fingerprint', 'start', 'size']);
     const query = validate(listTokensV2Query, req.query);
     query.type?.forEach((type, i) => {
       if (!isTokenTypeName(type)) throw ValidationError.field(query.type!.length > 1 ? `type[${i}]` : 'type', 'Unknown token type.');

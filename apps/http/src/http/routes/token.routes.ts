@@ -1,4 +1,4 @@
-import { isTokenTypeName, isWellFormedText, type UpdateTokenInput, ValidationError } from '@svc/core';
+import { fieldPath, isTokenTypeName, isWellFormedText, type UpdateTokenInput, ValidationError } from '@svc/core';
 import type { IRouter, RequestHandler } from 'express';
 import type { TokenUseCases } from '../../container';
 import { actorOf, requiresToken } from '../authenticate';
@@ -7,6 +7,18 @@ import { createTokenInput, createTokenSchema, listTokensQuery, searchTokensSchem
 import { presentPage } from '../presenters/pagination';
 import { sendJson } from '../respond';
 import { validate } from '../validate';
+
+/**
+ * A list's query may hold only the parameters it reads (decisions.md §1: unknown fields are a 400), besides `metadata`
+ * and `metadata.<key>`: a filter the list does not know (`?container=` on /tokens, `?page=` on /v2/tokens) was
+ * dropped silently, and the answer held every token.
+ */
+export function onlyKnownParameters(query: Record<string, unknown>, known: readonly string[]): void {
+  const unknown = Object.keys(query).filter((name) => !known.includes(name) && name !== 'metadata' && !name.startsWith('metadata.'));
+  if (unknown.length > 0) {
+    throw new ValidationError(Object.fromEntries(unknown.map((name) => [fieldPath([name]), [`Unknown parameter: this list is filtered by ${known.filter((k) => k !== 'page' && k !== 'size' && k !== 'start').join(', ')} and metadata.`]])));
+  }
+}
 
 /** `?metadata.key1=value1&metadata.key2=value2`: keys are unique, and a repeated key keeps its first value. */
 export function metadataFilters(query: Record<string, unknown>): Record<string, string> {
@@ -63,6 +75,7 @@ export function tokenRoutes(router: IRouter, auth: RequestHandler, useCases: Tok
   });
 
   router.get('/tokens', auth, requiresToken('token:read'), async (req, res) => {
+    onlyKnownParameters(req.query, ['id', 'type', 'page', 'size']);
     const query = validate(listTokensQuery, req.query);
     query.type?.forEach((type, i) => {
       if (!isTokenTypeName(type)) throw ValidationError.field(query.type!.length > 1 ? `type[${i}]` : 'type', 'Unknown token type.');
