@@ -328,6 +328,20 @@ describe('tokens over HTTP', () => {
       const moved = await mover.patch(`/tokens/${card}`).set('Content-Type', 'application/merge-patch+json').send({ containers: ['/general/high/'] }).expect(403);
       expect(moved.text).not.toContain('5105105105105100');
       expect((await reveal.get(`/tokens/${card}`).expect(200)).body.containers).toEqual(['/pci/high/']);
+      // Nor through a search: a key that may only search (revealing) where the card would go, and reads nothing there.
+      const searcher = as(h.app, await applicationKey(h, {
+        name: 'search mover',
+        type: 'private',
+        permissions: [],
+        rules: [
+          { priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:read', 'token:update'] },
+          { priority: 2, container: '/general/', transform: 'reveal', permissions: ['token:search', 'token:update'] },
+        ],
+      }));
+      await searcher.patch(`/tokens/${card}`).set('Content-Type', 'application/merge-patch+json').send({ containers: ['/general/'] }).expect(403);
+      for (const path of ['/tokens/search', '/v2/tokens/search']) {
+        expect((await searcher.post(path).send({ query: `id:${card}` }).expect(200)).text).not.toContain('5105105105105100');
+      }
       // A move that reads no more is fine: a token it reveals, moved to where it masks.
       const note = (await reveal.post('/tokens').send({ type: 'token', data: 'note', containers: ['/general/'] }).expect(201)).body.id as string;
       const down = await mover.patch(`/tokens/${note}`).set('Content-Type', 'application/merge-patch+json').send({ containers: ['/pci/'] }).expect(200);

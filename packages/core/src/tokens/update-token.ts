@@ -2,7 +2,7 @@ import { auditOf } from '../audit/audit';
 import { tokenHookData } from '../audit/audit-effects';
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors';
 import { mergePatch } from '../shared/merge-patch';
-import { requireTokenPermission, requireTransform, transformFor } from '../access/evaluate-access';
+import { requireTokenPermission, requireTransform, type TokenScope, transformFor } from '../access/evaluate-access';
 import type { Actor } from '../auth/actor';
 import type { TenantKeys } from '../crypto/tenant-keys';
 import type { StoredToken, Token } from './token';
@@ -15,8 +15,18 @@ import { tokenType } from './token-types';
 import { liveData, type TokenView, viewToken } from './token-view';
 import { loadToken } from './manage-tokens';
 
-/** How much of a token's data a read transform shows ('none': no read at all). */
+/** How much of a token's data a transform shows ('none': the token is not shown at all). */
 const TRANSFORM_ORDER = { none: 0, redact: 1, mask: 2, reveal: 3 } as const;
+
+/** The most a caller is shown of a token where it is: by a read (and detokenize) or by a search. */
+function shownTo(actor: Actor, token: TokenScope): keyof typeof TRANSFORM_ORDER {
+  let most: keyof typeof TRANSFORM_ORDER = 'none';
+  for (const permission of ['token:read', 'token:search'] as const) {
+    const transform = transformFor(actor, permission, token) ?? 'none';
+    if (TRANSFORM_ORDER[transform] > TRANSFORM_ORDER[most]) most = transform;
+  }
+  return most;
+}
 
 /**
  * PATCH /tokens/{id}. `data`, `mask` and `metadata` are RFC 7386 merge patches; the rest replace. A key that is
@@ -101,12 +111,12 @@ export class UpdateToken {
     const containers = input.containers === undefined ? current.containers : resolveContainers(type, input.containers);
     if (input.containers !== undefined) {
       requireTransform(actor, 'token:update', { id: current.id, containers });
-      // A move may not widen what the caller itself reads of the token: a key that masks /pci/ and reveals /general/
-      // would otherwise move a card to /general/ and read it in plaintext.
-      const before = transformFor(actor, 'token:read', current);
-      const after = transformFor(actor, 'token:read', { id: current.id, containers });
-      if (TRANSFORM_ORDER[after ?? 'none'] > TRANSFORM_ORDER[before ?? 'none']) {
-        throw new ForbiddenError(`This move would let the API key read the token ${after === 'reveal' ? 'in plaintext' : 'masked'}, which it cannot where the token is now.`);
+      // A move may not widen what the caller itself is shown of the token, by a read or by a search: a key that masks
+      // /pci/ and reveals /general/ would otherwise move a card to /general/ and read (or search) it in plaintext.
+      const before = shownTo(actor, current);
+      const after = shownTo(actor, { id: current.id, containers });
+      if (TRANSFORM_ORDER[after] > TRANSFORM_ORDER[before]) {
+        throw new ForbiddenError(`This move would show the API key the token ${after === 'reveal' ? 'in plaintext' : after === 'mask' ? 'masked' : 'redacted'} (by a read or a search), more than it is shown where the token is now.`);
       }
     }
     const fingerprintExpression = input.fingerprintExpression ?? current.fingerprintExpression;
