@@ -48,6 +48,28 @@ describe('gateLookups', () => {
     );
   });
 
+  it('hands a slot that ends to the first waiter: a caller coming in meanwhile waits its turn', async () => {
+    const m = manualLookup();
+    const gated = gateLookups(m.lookup, 1);
+    void gated('a');
+    void gated('b');
+    await settle();
+    expect(m.pending.map((p) => p.name)).toEqual(['a']);
+    const a = m.pending.shift()!;
+    // 'a' ends, and 'c' comes in right after its slot is given up, before 'b' (woken by it) has resumed.
+    a.answer(true);
+    queueMicrotask(() => void gated('c'));
+    await settle();
+    await settle();
+    expect(m.most()).toBe(1);
+    expect(m.pending.map((p) => p.name)).toEqual(['b']);
+    m.pending.shift()!.answer(true);
+    await settle();
+    await settle();
+    expect(m.pending.map((p) => p.name)).toEqual(['c']);
+    expect(m.most()).toBe(1);
+  });
+
   it('keeps a slot taken while a lookup the caller gave up on still runs: the resolver waits for it within its timeout', async () => {
     const m = manualLookup();
     const resolver = new DnsHostResolver({ timeoutMs: 30, lookup: m.lookup, maxConcurrentLookups: 1 });

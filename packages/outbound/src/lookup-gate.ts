@@ -8,13 +8,16 @@
 export function gateLookups<A extends unknown[], R>(lookup: (...args: A) => Promise<R>, limit: number): (...args: A) => Promise<R> {
   let running = 0;
   const waiting: Array<() => void> = [];
+  // A slot that ends goes straight to the first waiter (running stays as it is): were it freed first, a caller coming
+  // in before the waiter resumes could take it too, one over the limit.
   const release = (): void => {
-    running--;
-    waiting.shift()?.();
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
   };
   return async (...args: A): Promise<R> => {
     if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
+    else running++;
     try {
       return await lookup(...args);
     } finally {
