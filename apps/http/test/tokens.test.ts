@@ -314,30 +314,25 @@ describe('tokens over HTTP', () => {
 
   describe('update', () => {
     it('refuses a move to containers where the caller would read more of the token than where it is (mask to reveal)', async () => {
-      const mover = as(h.app, await applicationKey(h, {
-        name: 'mover',
-        type: 'private',
-        permissions: [],
-        rules: [
-          { priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:read', 'token:update'] },
-          { priority: 2, container: '/general/', transform: 'reveal', permissions: ['token:read', 'token:update'] },
-        ],
-      }));
+      /** A key that masks /pci/ and reveals /general/ for `shows` (a read or a search), and may update both. */
+      const moverShowing = async (shows: string) =>
+        as(h.app, await applicationKey(h, {
+          name: `mover by ${shows}`,
+          type: 'private',
+          permissions: [],
+          rules: [
+            { priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:read', 'token:update'] },
+            { priority: 2, container: '/general/', transform: 'reveal', permissions: [shows, 'token:update'] },
+          ],
+        }));
+      const mover = await moverShowing('token:read');
       const card = (await reveal.post('/tokens').send({ type: 'card_number', data: '5105105105105100' }).expect(201)).body.id as string;
       expect((await mover.get(`/tokens/${card}`).expect(200)).body.data).toBe('XXXXXXXXXXXX5100');
       const moved = await mover.patch(`/tokens/${card}`).set('Content-Type', 'application/merge-patch+json').send({ containers: ['/general/high/'] }).expect(403);
       expect(moved.text).not.toContain('5105105105105100');
       expect((await reveal.get(`/tokens/${card}`).expect(200)).body.containers).toEqual(['/pci/high/']);
       // Nor through a search: a key that may only search (revealing) where the card would go, and reads nothing there.
-      const searcher = as(h.app, await applicationKey(h, {
-        name: 'search mover',
-        type: 'private',
-        permissions: [],
-        rules: [
-          { priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:read', 'token:update'] },
-          { priority: 2, container: '/general/', transform: 'reveal', permissions: ['token:search', 'token:update'] },
-        ],
-      }));
+      const searcher = await moverShowing('token:search');
       await searcher.patch(`/tokens/${card}`).set('Content-Type', 'application/merge-patch+json').send({ containers: ['/general/'] }).expect(403);
       for (const path of ['/tokens/search', '/v2/tokens/search']) {
         expect((await searcher.post(path).send({ query: `id:${card}` }).expect(200)).text).not.toContain('5105105105105100');
