@@ -1,6 +1,6 @@
 import { ExpressionError } from '../expressions/expression-error';
 import type { ExpressionEngine } from '../expressions';
-import { ValidationError } from '../shared/errors';
+import { collectFieldErrors, ValidationError } from '../shared/errors';
 import type { CreateTokenInput } from '../tokens/create-token';
 import { parseJsonMatcher } from './json-matcher';
 import { compileMask } from './mask';
@@ -111,15 +111,7 @@ export function validateTransforms(
         const value = t.value;
         if (value === undefined || value === '') fail('value', 'A value is required.');
         else if (value.length > MAX_HEADER_VALUE) fail('value', `Must be at most ${MAX_HEADER_VALUE} characters.`);
-        else {
-          try {
-            rules.expressions.check(`${at}.value`, value);
-          } catch (error) {
-            if (!(error instanceof ValidationError)) throw error;
-            for (const [key, messages] of Object.entries(error.errors)) (errors[key] ??= []).push(...messages);
-            return;
-          }
-        }
+        else if (!collectFieldErrors(errors, () => rules.expressions.check(`${at}.value`, value))) return;
         if (name && isHeaderName(name) && !RESERVED_HEADERS.has(name.toLowerCase()) && value && value.length <= MAX_HEADER_VALUE) {
           out.push({ type: 'append_header', name, value });
         }
@@ -234,14 +226,11 @@ export function checkAppendedHeaders(
   transforms.forEach((t, i) => {
     if (t.type !== 'append_header') return;
     const field = `request_transforms[${i}].value`;
-    try {
+    collectFieldErrors(errors, () => {
       const value = renderHeaderValue(expressions, field, t.value, configuration);
       if (value.trim() === '') (errors[field] ??= []).push('Renders empty: does it name a configuration key that is empty?');
       else if (!isHeaderValue(value)) (errors[field] ??= []).push('Renders to a value no header may carry (line breaks, control characters or characters past U+00FF).');
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      for (const [key, messages] of Object.entries(error.errors)) (errors[key] ??= []).push(...messages);
-    }
+    });
   });
 }
 

@@ -1,5 +1,5 @@
 import type { ExpressionEngine } from '../expressions';
-import { ValidationError } from '../shared/errors';
+import { collectFieldErrors } from '../shared/errors';
 import type { CreateTokenInput } from '../tokens/create-token';
 import { parseTokenExpiry } from '../tokens/token-expiry';
 import { resolveContainers, resolveSearchIndexes, validateMetadata } from '../tokens/token-fields';
@@ -15,14 +15,7 @@ import { isTokenTypeName, tokenType } from '../tokens/token-types';
  */
 export function tokenTemplateErrors(expressions: ExpressionEngine, input: CreateTokenInput, now: Date): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
-  const check = (run: () => unknown): void => {
-    try {
-      run();
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      for (const [key, messages] of Object.entries(error.errors)) (errors[key] ??= []).push(...messages);
-    }
-  };
+  const check = (run: () => unknown): void => void collectFieldErrors(errors, run);
   if (input.type === undefined) errors.type = ['Type is required.'];
   else if (!isTokenTypeName(input.type)) errors.type = ['Unknown token type.'];
   else {

@@ -31,6 +31,21 @@ export class ValidationError extends DomainError {
   }
 }
 
+/**
+ * Runs `check`, for validations that name every broken field at once: the fields of a ValidationError it throws are
+ * added to `errors` (any other error goes on). True when it threw none.
+ */
+export function collectFieldErrors(errors: Record<string, string[]>, check: () => unknown): boolean {
+  try {
+    check();
+    return true;
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    for (const [key, messages] of Object.entries(error.errors)) (errors[key] ??= []).push(...messages);
+    return false;
+  }
+}
+
 /** No credentials, or credentials that are unknown, expired or revoked. */
 export class UnauthenticatedError extends DomainError {
   readonly code = 'UNAUTHENTICATED';
