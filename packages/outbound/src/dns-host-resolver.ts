@@ -1,9 +1,6 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import type { HostLookup, HostResolver } from '@svc/core';
 import { gateLookups } from './lookup-gate';
-
-/** The system's lookup (getaddrinfo: the hosts file, then DNS): every address of a name, as text. */
-export type AddressLookup = (hostname: string) => Promise<readonly string[]>;
+import { type AddressLookup, systemLookup } from './system-lookup';
 
 export interface DnsHostResolverOptions {
   /** Milliseconds a lookup may take before the name counts as unresolved. Default 2 s. */
@@ -13,8 +10,6 @@ export interface DnsHostResolverOptions {
   /** At most this many lookups at a time (see gateLookups); waiting counts against the timeout. Default 2. */
   readonly maxConcurrentLookups?: number | undefined;
 }
-
-const systemLookup: AddressLookup = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
  * HostResolver over the system's lookup, as the outbound client connects (so `/etc/hosts` counts), bounded by a

@@ -1,5 +1,5 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { gateLookups } from './lookup-gate';
+import { type AddressLookup, systemLookup } from './system-lookup';
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import {
@@ -13,15 +13,12 @@ import {
 } from '@svc/core';
 import { Agent, buildConnector, type Dispatcher, errors } from 'undici';
 
-/** Every address a host name resolves to. */
-export type Resolver = (hostname: string) => Promise<readonly string[]>;
-
 export interface UndiciOutboundHttpOptions {
   readonly policy: OutboundPolicy;
   /** PEM certificates (SVC_OUTBOUND_CA) trusted besides the system roots: a test CA, a private deployment's CA. */
   readonly extraCa?: string | undefined;
   /** Replaces the system resolver (tests resolve names to 127.0.0.1 without touching DNS). */
-  readonly resolve?: Resolver | undefined;
+  readonly resolve?: AddressLookup | undefined;
   /** At most this many lookups at a time (see gateLookups); unbounded by default. */
   readonly maxConcurrentLookups?: number | undefined;
   /** Largest response body read, in bytes; a larger one is `response_too_large`. Default 10 MiB. */
@@ -30,7 +27,6 @@ export interface UndiciOutboundHttpOptions {
   readonly connectTimeoutMs?: number | undefined;
 }
 
-const systemResolver: Resolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /** The connector's refusal, told apart from socket errors by its class. */
 class RefusedConnection extends Error {}
@@ -49,7 +45,7 @@ export class UndiciOutboundHttp implements OutboundHttp {
 
   constructor(private readonly options: UndiciOutboundHttpOptions) {
     this.maxResponseBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
-    const lookup = options.resolve ?? systemResolver;
+    const lookup = options.resolve ?? systemLookup;
     const resolve = options.maxConcurrentLookups === undefined ? lookup : gateLookups(lookup, options.maxConcurrentLookups);
     const connect = buildConnector({
       timeout: options.connectTimeoutMs ?? 10_000,
@@ -165,7 +161,7 @@ export class UndiciOutboundHttp implements OutboundHttp {
   }
 
   /** The addresses of the host, each passed by the policy; a refusal if any is not. */
-  private async resolveChecked(protocol: string, hostname: string, port: string, resolve: Resolver): Promise<readonly string[]> {
+  private async resolveChecked(protocol: string, hostname: string, port: string, resolve: AddressLookup): Promise<readonly string[]> {
     const bracketed = isIP(hostname) === 6 ? `[${hostname}]` : hostname;
     const decision = this.options.policy.checkUrl(`${protocol}//${bracketed}${port ? `:${port}` : ''}/`);
     if (!decision.allowed) throw new RefusedConnection(`The destination ${decision.reason}.`);
