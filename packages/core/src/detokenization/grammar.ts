@@ -33,7 +33,8 @@ export interface ReadText {
 }
 
 const BRACES = /\{\{([^{}]*)\}\}/g;
-const TOKEN_FORM = /^token\s*:/;
+/** The whole-token form's start, `token:` (token ids may not begin so: tokens/token-id.ts). */
+export const TOKEN_FORM = /^token\s*:/;
 const JSON_FILTER = /^\s*json\s*:\s*(?:'([^']*)'|"([^"]*)")\s*$/;
 
 /** What is inside one pair of braces, when it fits the grammar. Linear in its length (no backtracking regex). */

@@ -1,10 +1,9 @@
 import { ValidationError } from '../shared/errors';
 import { isWellFormedText } from '../shared/text';
+import { TOKEN_FORM } from '../detokenization/grammar';
 
 // decisions.md §5 forbids these; control characters are refused too (an id travels in URL paths and logs).
 const FORBIDDEN = /[#/\\+?[\]|&=%<>{}^\u0000-\u001f\u007f]/;
-/** The detokenization grammar's whole-token form (detokenization/grammar.ts). */
-const TOKEN_FORM = /^token\s*:/;
 
 /**
  * A literal token id: 3–400 characters, none of `# / \ + ? [ ] | & = % < > { } ^` nor a control character, and
