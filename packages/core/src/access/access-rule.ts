@@ -27,6 +27,11 @@ export interface AccessRule {
   readonly permissions: readonly Permission[];
 }
 
+/** How much of a token's data a transform shows: nothing of a token not shown at all (undefined) ranks lowest. */
+export function transformRank(transform: Transform | undefined): number {
+  return transform === undefined ? -1 : TRANSFORMS.indexOf(transform);
+}
+
 export function isTransform(value: string): value is Transform {
   return (TRANSFORMS as readonly string[]).includes(value);
 }

@@ -1,5 +1,5 @@
 import type { AccessRule, Condition, Transform } from '../access/access-rule';
-import { byPriority } from '../access/access-rule';
+import { byPriority, transformRank } from '../access/access-rule';
 import { isTokenPermission, type Permission } from '../access/permissions';
 
 /** What a key holds of token access, as its permissions and rules. */
@@ -8,8 +8,7 @@ export interface TokenAccess {
   readonly rules: readonly AccessRule[];
 }
 
-const ORDER: Readonly<Record<Transform, number>> = { redact: 0, mask: 1, reveal: 2 };
-const least = (a: Transform, b: Transform): Transform => (ORDER[a] <= ORDER[b] ? a : b);
+const least = (a: Transform, b: Transform): Transform => (transformRank(a) <= transformRank(b) ? a : b);
 
 /**
  * Access as rules, in evaluation order: plain token permissions are one rule over every token (every container

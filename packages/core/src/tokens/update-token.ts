@@ -3,6 +3,7 @@ import { tokenHookData } from '../audit/audit-effects';
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors';
 import { mergePatch } from '../shared/merge-patch';
 import { requireTokenPermission, requireTransform, type TokenScope, transformFor } from '../access/evaluate-access';
+import { type Transform, transformRank } from '../access/access-rule';
 import type { Actor } from '../auth/actor';
 import type { TenantKeys } from '../crypto/tenant-keys';
 import type { StoredToken, Token } from './token';
@@ -15,17 +16,11 @@ import { tokenType } from './token-types';
 import { liveData, type TokenView, viewToken } from './token-view';
 import { loadToken } from './manage-tokens';
 
-/** How much of a token's data a transform shows ('none': the token is not shown at all). */
-const TRANSFORM_ORDER = { none: 0, redact: 1, mask: 2, reveal: 3 } as const;
-
-/** The most a caller is shown of a token where it is: by a read (and detokenize) or by a search. */
-function shownTo(actor: Actor, token: TokenScope): keyof typeof TRANSFORM_ORDER {
-  let most: keyof typeof TRANSFORM_ORDER = 'none';
-  for (const permission of ['token:read', 'token:search'] as const) {
-    const transform = transformFor(actor, permission, token) ?? 'none';
-    if (TRANSFORM_ORDER[transform] > TRANSFORM_ORDER[most]) most = transform;
-  }
-  return most;
+/** The most a caller is shown of a token where it is, by a read (and detokenize) or by a search; undefined: nothing. */
+function shownTo(actor: Actor, token: TokenScope): Transform | undefined {
+  const read = transformFor(actor, 'token:read', token);
+  const search = transformFor(actor, 'token:search', token);
+  return transformRank(search) > transformRank(read) ? search : read;
 }
 
 /**
@@ -115,7 +110,7 @@ export class UpdateToken {
       // /pci/ and reveals /general/ would otherwise move a card to /general/ and read (or search) it in plaintext.
       const before = shownTo(actor, current);
       const after = shownTo(actor, { id: current.id, containers });
-      if (TRANSFORM_ORDER[after] > TRANSFORM_ORDER[before]) {
+      if (transformRank(after) > transformRank(before)) {
         throw new ForbiddenError(`This move would show the API key the token ${after === 'reveal' ? 'in plaintext' : after === 'mask' ? 'masked' : 'redacted'} (by a read or a search), more than it is shown where the token is now.`);
       }
     }
