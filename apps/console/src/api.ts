@@ -1,3 +1,5 @@
+import { looksLikeKey } from './session';
+
 /**
  * The console's only way to the vault: the public API on this page's own origin, with the key in `SVC-API-KEY`.
  * No cookie is sent (`credentials: 'omit'`), no referrer, nothing cached; the key never goes into a URL.
@@ -30,9 +32,6 @@ export interface Page<T> {
   readonly data: readonly T[];
 }
 
-/** API keys' prefixes: a URL holding one is never sent. */
-const KEY_IN_TEXT = /key_(?:pvt|pub|mgt|prx|ses)_/;
-
 /**
  * Whether a path (with its query) carries a key: one with a key's prefix, or the key in use (an operator's
  * SVC_BOOTSTRAP_API_KEY may have no prefix), as typed or percent-encoded. Every filter and id a person types goes
@@ -45,7 +44,7 @@ function carriesKey(path: string, key: string): boolean {
   } catch {
     // A malformed escape: the raw path is checked alone.
   }
-  return [path, decoded].some((text) => KEY_IN_TEXT.test(text) || (key.length >= 16 && text.includes(key)));
+  return [path, decoded].some((text) => looksLikeKey(text) || (key.length >= 16 && text.includes(key)));
 }
 
 /** Calls the API with `key`; resolves with the JSON answer (undefined for a 204), rejects with an ApiError. */
