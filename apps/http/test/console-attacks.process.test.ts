@@ -318,7 +318,8 @@ suite('the console under attack, in Chromium', () => {
         expect(callsSince(from)).toEqual([]);
       }
       await go('#/proxies');
-      await page.getByRole('heading', { name: 'Proxies' }).waitFor();
+      // The list has loaded (its call made and answered) before the filter is typed.
+      await page.getByRole('row').filter({ hasText: 'api.example.com' }).first().waitFor();
       const from = requests.length;
       await page.locator('#proxy-name-filter').fill(managementKey);
       await page.getByRole('button', { name: 'Filter' }).click();
@@ -391,6 +392,8 @@ suite('the console under attack, in Chromium', () => {
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('API key').waitFor();
       await signIn(String(ops.key));
+      // The sign-in lands on the applications list first; the application's own page after it.
+      await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
       await go(`#/applications/${String(ops.id)}`);
       await page.getByRole('table', { name: 'Keys' }).waitFor();
       await page.getByRole('button', { name: 'Regenerate key' }).click();
