@@ -154,7 +154,7 @@ export interface ContainerOverrides {
   readonly mailer?: Mailer;
   /** Outbound HTTP (webhooks, the proxy); tests may give one that resolves names to 127.0.0.1. */
   readonly outbound?: OutboundHttp;
-  /** Looks up webhook urls' host names at create and update; tests may give one that resolves names as they choose. */
+  /** Looks up webhook and proxy destinations' host names at create and update; tests may give one that resolves names as they choose. */
   readonly resolver?: HostResolver;
   /** The master key, already checked against the store (createContainer opens it; see openMasterKey). Secret. */
   readonly masterKey?: Buffer;
@@ -428,6 +428,8 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
     random: d.resolve<RandomSource>(TOKENS.Random),
     ttlMs: config.idempotencyTtlMs,
   })));
+  // Webhook and proxy destinations are looked up at create and update, one lookup at a time between them.
+  c.register(TOKENS.UrlResolver, single<HostResolver>(() => overrides.resolver ?? new DnsHostResolver({ timeoutMs: 2_000, maxConcurrentLookups: 1 })));
   c.register(TOKENS.WebhookUseCases, single<WebhookUseCases>((d) => {
     const deps: WebhookDeps = {
       webhooks: d.resolve<Store>(TOKENS.Store).webhooks,
@@ -436,7 +438,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       ids: d.resolve<IdGenerator>(TOKENS.Ids),
       random: d.resolve<RandomSource>(TOKENS.Random),
       policy: new OutboundPolicy(config.outboundAllow),
-      resolver: overrides.resolver ?? new DnsHostResolver({ timeoutMs: 2_000, maxConcurrentLookups: 1 }),
+      resolver: d.resolve<HostResolver>(TOKENS.UrlResolver),
       audit: d.resolve<Audit>(TOKENS.Audit),
     };
     return {
@@ -460,6 +462,7 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
       ids: d.resolve<IdGenerator>(TOKENS.Ids),
       random: d.resolve<RandomSource>(TOKENS.Random),
       policy: new OutboundPolicy(config.outboundAllow),
+      resolver: d.resolve<HostResolver>(TOKENS.UrlResolver),
       expressions: d.resolve<ExpressionEngine>(TOKENS.Expressions),
       readTokenRequest,
       audit: d.resolve<Audit>(TOKENS.Audit),

@@ -24,6 +24,8 @@ export const TOKENS = {
   OutboundHttp: Symbol('OutboundHttp'),
   WebhookOutboundHttp: Symbol('WebhookOutboundHttp'),
   WebhookUseCases: Symbol('WebhookUseCases'),
+  /** Looks up webhook and proxy destinations' host names when they are saved. */
+  UrlResolver: Symbol('UrlResolver'),
   ProxyUseCases: Symbol('ProxyUseCases'),
   Metrics: Symbol('Metrics'),
   Readiness: Symbol('Readiness'),

@@ -48,6 +48,11 @@ export interface Harness {
  */
 const NO_NAMES: HostResolver = { resolve: async () => ({ kind: 'unresolved' }) };
 
+/** A resolver that knows only these names (each to its addresses); every other name does not resolve. */
+export const resolving = (names: Readonly<Record<string, readonly string[]>>): HostResolver => ({
+  resolve: async (hostname) => (names[hostname] ? { kind: 'resolved', addresses: [...names[hostname]!] } : { kind: 'unresolved' }),
+});
+
 /** How to close and remove each SQLite file the harnesses of the running test file opened. */
 const opened: Array<() => Promise<void>> = [];
 
@@ -79,7 +84,7 @@ export async function closeHarnessStores(): Promise<void> {
 }
 
 /** The real Express app over the test store, a fixed clock and one provisioned tenant. */
-export async function harness(env: Record<string, string> = {}, mailer?: Mailer): Promise<Harness> {
+export async function harness(env: Record<string, string> = {}, mailer?: Mailer, resolver: HostResolver = NO_NAMES): Promise<Harness> {
   const clock = new FixedClock('2026-01-01T00:00:00.000Z');
   const logLines: string[] = [];
   const recording = new RecordingMailer();
@@ -90,7 +95,7 @@ export async function harness(env: Record<string, string> = {}, mailer?: Mailer)
     clock,
     logger: new Logger('debug', (line) => logLines.push(line)),
     mailer: mailer ?? recording,
-    resolver: NO_NAMES,
+    resolver,
   });
   const createTenant = (name = 'Acme'): Promise<ProvisionedTenant> =>
     container.resolve<CreateTenant>(TOKENS.CreateTenant).execute({ name, ownerEmail: `owner@${name.toLowerCase()}.test` });

@@ -2,7 +2,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import type { Handler, TestServer } from '@svc/outbound/testing';
 import { proxyHarness, useTestDestinations } from './proxy-fixture';
 import request from 'supertest';
-import { applicationKey, as, type Harness } from './harness';
+import { applicationKey, as, harness, type Harness, resolving } from './harness';
 
 const VISA = '4242424242424242';
 const MASTERCARD = '5555555555554444';
@@ -270,6 +270,29 @@ describe('the proxy over HTTP', () => {
         ].sort(),
       );
       expect((await mgmt().get('/proxies').expect(200)).body.data).toEqual([]);
+    });
+
+    it('looks the destination up at create and update: a name that resolves to an address the policy refuses is a 400 naming destination_url', async () => {
+      const resolved = await harness({}, undefined, resolving({ vm: ['127.0.0.1'], 'db.corp.example': ['10.0.0.5'], 'split.example.com': ['93.184.216.34', 'fd00::1'] }));
+      const m = as(resolved.app, resolved.key);
+      const good = { name: 'P', destination_url: 'https://processor.example.com/v1' };
+      for (const url of ['https://vm/', 'https://db.corp.example:8443/in', 'https://split.example.com/in']) {
+        const res = await m.post('/proxies').send({ ...good, destination_url: url }).expect(400);
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(Object.keys(res.body.errors)).toEqual(['destination_url']);
+        expect(JSON.stringify(res.body)).not.toMatch(/127\.0\.0\.1|10\.0\.0\.5|fd00/);
+      }
+      const id = (await m.post('/proxies').send(good).expect(201)).body.id as string;
+      expect(Object.keys((await m.put(`/proxies/${id}`).send({ ...good, destination_url: 'https://vm/' }).expect(400)).body.errors)).toEqual(['destination_url']);
+      expect(Object.keys((await m.patch(`/proxies/${id}`).send({ destination_url: 'https://split.example.com/' }).expect(400)).body.errors)).toEqual(['destination_url']);
+      const kept = await m.get(`/proxies/${id}`).expect(200);
+      expect(kept.body.destination_url).toBe(good.destination_url);
+      expect((await m.get('/proxies').expect(200)).body.data).toHaveLength(1);
+      // A name that does not resolve (yet) is taken: every call looks it up again.
+      await m.post('/proxies').send({ ...good, destination_url: 'https://not-yet.example.com/' }).expect(201);
+      // A name SVC_OUTBOUND_ALLOW lists is not looked up.
+      const allowed = await harness({ SVC_OUTBOUND_ALLOW: 'vm' }, undefined, resolving({ vm: ['127.0.0.1'] }));
+      await as(allowed.app, allowed.key).post('/proxies').send({ ...good, destination_url: 'https://vm/' }).expect(201);
     });
 
     it('refuses a configured header that names a configuration key not set, or renders what no header may carry', async () => {

@@ -1,14 +1,8 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { BasisTheoryClient } from '@basis-theory/node-sdk';
-import { type CreateTenant, type HostResolver, WEBHOOK_EVENT_TYPES } from '@svc/core';
-import { FixedClock } from '@svc/core/testing';
-import { createMemoryStore } from '@svc/memory';
+import { WEBHOOK_EVENT_TYPES } from '@svc/core';
 import request from 'supertest';
-import { loadConfig } from '../src/config/load-config';
-import { buildContainer } from '../src/container';
-import { createApp } from '../src/http/app';
-import { TOKENS } from '../src/tokens';
-import { applicationKey, as, harness, type Harness, listening } from './harness';
+import { applicationKey, as, harness, type Harness, listening, resolving } from './harness';
 
 const HOOK = { name: 'Orders', url: 'https://hooks.example.com/svc', events: ['token.created', 'application.deleted'] };
 const NONE = '00000000-0000-4000-8000-000000000000';
@@ -183,15 +177,10 @@ describe('webhooks over HTTP', () => {
 
     describe('a host name, looked up at create and update', () => {
       /** The app with a resolver that knows only these names. */
-      async function appResolving(names: Record<string, string[]>, env: Record<string, string> = {}) {
-        const resolver: HostResolver = {
-          resolve: async (hostname) => (names[hostname] ? { kind: 'resolved', addresses: names[hostname]! } : { kind: 'unresolved' }),
-        };
-        const config = loadConfig({ SVC_STORE: 'memory', SVC_PUBLIC_URL: 'https://vault.example.com', ...env });
-        const container = buildContainer(config, { store: createMemoryStore(), clock: new FixedClock('2026-01-01T00:00:00.000Z'), resolver });
-        const tenant = await container.resolve<CreateTenant>(TOKENS.CreateTenant).execute({ name: 'Acme', ownerEmail: 'owner@acme.test' });
-        return as(createApp(container), tenant.management.key);
-      }
+      const appResolving = async (names: Record<string, string[]>, env: Record<string, string> = {}) => {
+        const resolved = await harness(env, undefined, resolving(names));
+        return as(resolved.app, resolved.key);
+      };
       const NAMES = { vm: ['127.0.0.1'], 'db.corp.example': ['10.0.0.5'], 'split.example.com': ['93.184.216.34', 'fd00::1'], 'hooks.example.com': ['93.184.216.34'] };
 
       it.each(['https://vm/', 'https://db.corp.example:8443/in', 'https://split.example.com/in'])(

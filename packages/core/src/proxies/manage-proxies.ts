@@ -7,6 +7,8 @@ import { hashKey } from '../auth/api-key';
 import { requirePermission } from '../auth/authorize';
 import type { Keyring } from '../crypto/keyring';
 import type { ExpressionEngine } from '../expressions';
+import { checkDestination } from '../outbound/check-destination';
+import type { HostResolver } from '../outbound/host-resolver';
 import type { OutboundPolicy } from '../outbound/outbound-policy';
 import { base58 } from '../shared/base58';
 import type { Clock } from '../shared/clock';
@@ -40,6 +42,8 @@ export interface ProxyDeps {
   readonly random: RandomSource;
   /** The outbound policy: a destination it refuses is refused at create and update. */
   readonly policy: OutboundPolicy;
+  /** Looks up a destination's host name at create and update (see {@link checkDestination}). */
+  readonly resolver: HostResolver;
   readonly expressions: ExpressionEngine;
   readonly readTokenRequest: TokenRequestReader;
   /** Proxies a tenant may hold (default {@link MAX_PROXIES_PER_TENANT}). */
@@ -87,7 +91,8 @@ interface ProxySettings {
 
 /**
  * Checks every field (each broken one named): a name of 1 to 200 characters; a destination of at most 2,000 that
- * the outbound policy accepts; transforms (proxy-transforms.ts); a live private application of the tenant, required
+ * the outbound policy accepts, its host name looked up and every address it has now checked too (each call checks
+ * again); transforms (proxy-transforms.ts); a live private application of the tenant, required
  * by a tokenize transform; a configuration of at most 50 string entries; a timeout of 1 to 120 seconds.
  */
 async function checkSettings(deps: ProxyDeps, actor: Actor, s: ProxySettingsDraft): Promise<ProxySettings> {
@@ -99,7 +104,7 @@ async function checkSettings(deps: ProxyDeps, actor: Actor, s: ProxySettingsDraf
   if (url.length === 0) errors.destination_url = ['Destination url is required.'];
   else if (url.length > MAX_PROXY_URL) errors.destination_url = [`Destination url must be at most ${MAX_PROXY_URL} characters.`];
   else {
-    const decision = deps.policy.checkUrl(url);
+    const decision = await checkDestination(deps.policy, deps.resolver, url);
     if (!decision.allowed) errors.destination_url = [`Destination url ${decision.reason}.`];
     else if (decision.value.url.hash !== '') errors.destination_url = ['Destination url may not have a fragment.'];
   }
