@@ -77,9 +77,10 @@ async function serve(): Promise<number | undefined> {
     const started = performance.now();
     const done = server.close({ deadlineMs });
     logger.info('shutting down', { signal, deadline_ms: deadlineMs });
-    // Past the deadline the connections are cut; a store that then still does not close must not hold the exit.
+    // Past the deadline the connections are cut; background work or a store that then still does not finish must not
+    // hold the exit.
     setTimeout(() => {
-      logger.error('shutdown: the store did not close in time', { deadline_ms: deadlineMs });
+      logger.error('shutdown: did not finish in time (background work or the store)', { deadline_ms: deadlineMs });
       process.exit(1);
     }, deadlineMs + 5_000).unref();
     done.then(

@@ -61,6 +61,7 @@ function startLoop(
   logger: Logger,
   overlap = 1,
   metrics?: Metrics,
+  patienceMs?: number,
 ): () => Promise<void> {
   const running = new Set<Promise<void>>();
   const timer = setInterval(() => {
@@ -82,7 +83,14 @@ function startLoop(
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await Promise.all([...running]);
+    const finished = Promise.all([...running]);
+    if (patienceMs === undefined) {
+      await finished;
+      return;
+    }
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([finished, new Promise<void>((resolve) => (timeout = setTimeout(resolve, patienceMs)))]);
+    clearTimeout(timeout);
   };
 }
 
@@ -95,6 +103,8 @@ const DELIVERY_RUNS = 4;
 /** The chainer places committed audit events every 100 ms (ADR 4); the dispatcher looks for due deliveries as often. */
 const CHAIN_INTERVAL_MS = 100;
 const DELIVERY_INTERVAL_MS = 250;
+/** How long a shutdown waits for webhook attempts under way once their runs are told to stop. */
+const DELIVERY_PATIENCE_MS = 2_000;
 
 /**
  * Binds the listening socket. An address this machine does not have, or a name that does not resolve, is a
@@ -150,7 +160,10 @@ export async function startServer(
     stops.push(
       startLoop('sweep', () => sweep.execute(), config.sweepIntervalMs, logger, 1, metrics),
       startLoop('audit chain', () => auditLog.chain.execute(), CHAIN_INTERVAL_MS, logger, 1, metrics),
-      startLoop('webhook deliveries', () => deliver.execute(), DELIVERY_INTERVAL_MS, logger, DELIVERY_RUNS, metrics),
+      // On shutdown, runs stop attempting (see DeliverWebhooks.stop) and the store closes after at most
+      // DELIVERY_PATIENCE_MS more: an attempt still waiting on its receiver then goes unrecorded, and its delivery is
+      // sent again once its lease ends (delivery is at least once). Waiting for it held the exit up to 40 s.
+      startLoop('webhook deliveries', () => deliver.execute(), DELIVERY_INTERVAL_MS, logger, DELIVERY_RUNS, metrics, DELIVERY_PATIENCE_MS),
     );
     connections.serve(createApp(container));
     logger.info('listening', { url, store: config.store });
@@ -188,6 +201,7 @@ export async function startServer(
           }, deadlineMs);
     await connections.drain();
     clearTimeout(deadline);
+    container.resolve<DeliverWebhooks>(TOKENS.DeliverWebhooks).stop();
     await stopLoops();
     // Events still batched are written, and placed in their chains, before the store closes.
     await container.resolve<AuditRecorder>(TOKENS.AuditRecorder).flush();

@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { Agent, createServer, request } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, bannerKey, killServed, type Served, serveBin } from './served-bin';
@@ -292,6 +292,34 @@ describe('svc serve on SIGTERM and SIGINT', () => {
     expect(served.output()).not.toMatch(/"level":"error"/);
     expect(walLeft(dataDir)).toBe(0);
   }, 20_000);
+
+  it('does not wait for a webhook receiver that hangs: the attempt is left to its lease, the store closes, and it exits 0 at once', async () => {
+    const received: string[] = [];
+    const receiver = createServer((req) => received.push(String(req.headers['svc-event-type']))); // never answers
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const port = (receiver.address() as AddressInfo).port;
+    try {
+      const served = await serve(dataDir, { SVC_OUTBOUND_ALLOW: `127.0.0.1:${port}` });
+      const hook = await send(served.url, false, 'POST', '/webhooks', bannerKey(served.output()), {
+        name: 'hangs',
+        url: `http://127.0.0.1:${port}/in`,
+        events: ['token.created'],
+      });
+      expect(hook.status).toBe(201);
+      expect((await send(served.url, false, 'POST', '/tokens', await tokenKey(served), { type: 'token', data: 'x' })).status).toBe(201);
+      for (let i = 0; i < 300 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(received).toEqual(['token.created']);
+      const { code, ms } = await stop(served);
+      expect(code).toBe(0);
+      // The receiver's 10 s timeout is not waited for: at most the 2 s of patience, and the store's close.
+      expect(ms).toBeLessThan(4_500);
+      expect(served.output()).not.toMatch(/"level":"error"/);
+      expect(walLeft(dataDir)).toBe(0);
+    } finally {
+      receiver.closeAllConnections();
+      receiver.close();
+    }
+  }, 30_000);
 
   it('closes a connection whose request was answered before its body arrived, once the body is in', async () => {
     const served = await serve(dataDir);

@@ -61,23 +61,36 @@ export interface DeliveryRun {
  * receivers deduplicate by the event's `id`.
  */
 export class DeliverWebhooks {
+  private stopped = false;
+
   constructor(private readonly deps: DeliverWebhooksDeps) {}
 
+  /**
+   * For a shutdown: runs under way start no further attempt, and later runs lease nothing. The deliveries a run had
+   * leased and not attempted are tried again once their lease ends, by this process's next start or another one.
+   */
+  stop(): void {
+    this.stopped = true;
+  }
+
   async execute(): Promise<DeliveryRun> {
+    if (this.stopped) return { attempted: 0, delivered: 0 };
     const now = this.deps.clock.now();
     const due = await this.deps.deliveries.leaseDue(now, new Date(now.getTime() + LEASE_MS), BATCH);
     let delivered = 0;
     // A pool, not groups: a receiver that hangs holds one worker until its timeout while the others go on.
     let next = 0;
+    let attempted = 0;
     const worker = async (): Promise<void> => {
-      while (next < due.length) {
+      while (next < due.length && !this.stopped) {
+        attempted++;
         if (await this.attempt(due[next++]!)) delivered++;
       }
     };
     // An attempt of a webhook that another attempt disables meanwhile finds its delivery failed when it records: the
     // store keeps the attempt and leaves the delivery failed (WebhookDeliveryRepository.recordAttempt).
     await Promise.all(Array.from({ length: Math.min(PARALLEL, due.length) }, worker));
-    return { attempted: due.length, delivered };
+    return { attempted, delivered };
   }
 
   /** One attempt at one delivery; true when it was delivered. */
