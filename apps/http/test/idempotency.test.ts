@@ -328,6 +328,97 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
     });
   });
 
+  describe('replays of token writes show the token data as a read would now', () => {
+    async function revealer(): Promise<{ id: string; key: string }> {
+      const res = await as(h.app, h.key)
+        .post('/applications')
+        .send({ name: 'revealer', type: 'private', permissions: ['token:create', 'token:read', 'token:use', 'token:update', 'token:delete'] })
+        .expect(201);
+      return { id: res.body.id as string, key: res.body.key as string };
+    }
+    const withCvc = { type: 'card', data: { number: VISA, expiration_month: 12, expiration_year: 2030, cvc: '737' } };
+
+    it('leaves out a cvc past SVC_CVC_RETENTION (decisions.md §5), on POST /tokens and POST /tokenize', async () => {
+      const app = await revealer();
+      const first = await as(h.app, app.key).post('/tokens').set(KEY, 'cvc').send(withCvc).expect(201);
+      expect(first.body.data.cvc).toBe('737');
+      const bulk = await as(h.app, app.key).post('/tokenize').set(KEY, 'cvc-bulk').send({ card: withCvc }).expect(201);
+      expect(bulk.body.card.data.cvc).toBe('737');
+      // Within the retention, a replay is the first answer byte for byte.
+      const soon = await as(h.app, app.key).post('/tokens').set(KEY, 'cvc').send(withCvc).expect(201);
+      expect(soon.headers['svc-idempotent-replayed']).toBe('true');
+      expect(soon.text).toBe(first.text);
+      h.clock.advance(61 * 60_000);
+      const late = await as(h.app, app.key).post('/tokens').set(KEY, 'cvc').send(withCvc).expect(201);
+      expect(late.headers['svc-idempotent-replayed']).toBe('true');
+      expect(late.text).not.toContain('737');
+      expect(late.body).toEqual({ ...first.body, data: { number: VISA, expiration_month: 12, expiration_year: 2030 } });
+      const lateBulk = await as(h.app, app.key).post('/tokenize').set(KEY, 'cvc-bulk').send({ card: withCvc }).expect(201);
+      expect(lateBulk.text).not.toContain('737');
+      expect(lateBulk.body.card.data).toEqual({ number: VISA, expiration_month: 12, expiration_year: 2030 });
+    });
+
+    it('leaves out the data of a token deleted since, and of one the caller may no longer read in plaintext', async () => {
+      const app = await revealer();
+      const first = await as(h.app, app.key).post('/tokens').set(KEY, 'gone').send({ type: 'token', data: { pan: 'DELETED-SECRET' } }).expect(201);
+      await as(h.app, app.key).delete(`/tokens/${first.body.id}`).expect(204);
+      const gone = await as(h.app, app.key).post('/tokens').set(KEY, 'gone').send({ type: 'token', data: { pan: 'DELETED-SECRET' } }).expect(201);
+      expect(gone.headers['svc-idempotent-replayed']).toBe('true');
+      expect(gone.text).not.toContain('DELETED-SECRET');
+      const { data: _data, ...rest } = first.body;
+      expect(gone.body).toEqual(rest);
+
+      const kept = await as(h.app, app.key).post('/tokens').set(KEY, 'narrowed').send(card).expect(201);
+      const patched = await as(h.app, app.key)
+        .patch(`/tokens/${kept.body.id}`)
+        .set(KEY, 'patched')
+        .set('Content-Type', 'application/merge-patch+json')
+        .send(JSON.stringify({ metadata: { a: 'b' } }))
+        .expect(200);
+      expect(patched.body.data.number).toBe(VISA);
+      await as(h.app, h.key).put(`/applications/${app.id}`).send({ name: 'revealer', permissions: ['token:create', 'token:read', 'token:update'] }).expect(200);
+      const narrowed = await as(h.app, app.key).post('/tokens').set(KEY, 'narrowed').send(card).expect(201);
+      expect(narrowed.headers['svc-idempotent-replayed']).toBe('true');
+      expect(narrowed.body.id).toBe(kept.body.id);
+      expect(narrowed.text).not.toContain(VISA);
+      expect(narrowed.body.data.number).toBe('XXXXXXXXXXXX4242');
+      const patchedAgain = await as(h.app, app.key)
+        .patch(`/tokens/${kept.body.id}`)
+        .set(KEY, 'patched')
+        .set('Content-Type', 'application/merge-patch+json')
+        .send(JSON.stringify({ metadata: { a: 'b' } }))
+        .expect(200);
+      expect(patchedAgain.headers['svc-idempotent-replayed']).toBe('true');
+      expect(patchedAgain.text).not.toContain(VISA);
+      await as(h.app, h.key).put(`/applications/${app.id}`).send({ name: 'revealer', permissions: ['token:create'] }).expect(200);
+      const unread = await as(h.app, app.key).post('/tokens').set(KEY, 'narrowed').send(card).expect(201);
+      expect(unread.body.id).toBe(kept.body.id);
+      expect(unread.body).not.toHaveProperty('data');
+    });
+
+    it('on /tokenize, changes only the tokens, never the caller\'s own objects, and records each replayed reveal', async () => {
+      const app = await revealer();
+      const body = { a: { type: 'token', data: { _extras: { deduplicated: true }, secret: 'A-SECRET' } }, b: { type: 'token', data: 'B-SECRET' }, plain: { _extras: { deduplicated: true } }, n: null };
+      const first = await as(h.app, app.key).post('/tokenize').set(KEY, 'bulk').send(body).expect(201);
+      expect(first.body.a.data.secret).toBe('A-SECRET');
+      expect(typeof first.body.plain._extras.deduplicated).toBe('string');
+      const same = await as(h.app, app.key).post('/tokenize').set(KEY, 'bulk').send(body).expect(201);
+      expect(same.text).toBe(first.text);
+      await as(h.app, app.key).delete(`/tokens/${first.body.b.id}`).expect(204);
+      const replay = await as(h.app, app.key).post('/tokenize').set(KEY, 'bulk').send(body).expect(201);
+      expect(replay.headers['svc-idempotent-replayed']).toBe('true');
+      expect(replay.text).not.toContain('B-SECRET');
+      expect(replay.body.a).toEqual(first.body.a);
+      const { data: _b, ...bWithoutData } = first.body.b;
+      expect(replay.body.b).toEqual(bWithoutData);
+      expect(replay.body.plain).toEqual(first.body.plain);
+      expect(replay.body.n).toBeNull();
+      await h.settleAudit();
+      const events = (await as(h.app, h.key).get(`/logs?entity_id=${first.body.a.id}&size=100`).expect(200)).body.data as Array<{ operation: string }>;
+      expect(events.filter((e) => e.operation === 'reveal').length).toBeGreaterThanOrEqual(2);
+    });
+  });
+
   it('keeps nothing for a 403, 404 or 500 first answer: the retry runs', async () => {
     const reader = await privateKey(h, 'token:read', 'token:update');
     // 404: the token does not exist; the same key then works on a real one.

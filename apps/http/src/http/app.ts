@@ -12,6 +12,7 @@ import { authenticate } from './authenticate';
 import { errorHandler, notFoundHandler } from './errors';
 import { jsonBody } from './json-body';
 import { idempotent } from './idempotency';
+import { replayTokensAsReadNow } from './replay-tokens';
 import { requestLog } from './request-log';
 import { applicationRoutes } from './routes/applications.routes';
 import { tokenRoutes } from './routes/token.routes';
@@ -42,7 +43,6 @@ export function createApp(container: DependencyContainer): Express {
   const json = idempotent(requests, jsonBody(config.bodyLimitBytes), logger);
   // For the POSTs that only read (detokenize, the searches): a retry with the key runs again (docs/idempotency.md).
   const readJson = idempotent(requests, jsonBody(config.bodyLimitBytes), logger, 'digest');
-  const mergePatchJson = idempotent(requests, jsonBody(config.bodyLimitBytes, ['application/merge-patch+json'], true), logger);
 
   const app = express();
   app.disable('x-powered-by');
@@ -58,8 +58,13 @@ export function createApp(container: DependencyContainer): Express {
   // Routes hang on the app itself, each with its own authentication: a nested router per resource cost a few
   // percent of every request in profiles. A path no route knows is a 404 whether or not a key came with it.
   const tokenUseCases = container.resolve<TokenUseCases>(TOKENS.TokenUseCases);
-  tokenRoutes(app, auth, tokenUseCases, { json, readJson, mergePatchJson });
-  bulkRoutes(app, auth, tokenUseCases, { json, readJson }, { detokenize: config.detokenizeLimit, body: config.bodyLimitBytes });
+  // Token writes: a replay shows the token data as a read would now (replay-tokens.ts).
+  const asReadNow = replayTokensAsReadNow(tokenUseCases, 'token');
+  const tokenJson = idempotent(requests, jsonBody(config.bodyLimitBytes), logger, 'answer', asReadNow);
+  const mergePatchJson = idempotent(requests, jsonBody(config.bodyLimitBytes, ['application/merge-patch+json'], true), logger, 'answer', asReadNow);
+  const tokenizeJson = idempotent(requests, jsonBody(config.bodyLimitBytes), logger, 'answer', replayTokensAsReadNow(tokenUseCases, 'bulk'));
+  tokenRoutes(app, auth, tokenUseCases, { json: tokenJson, readJson, mergePatchJson });
+  bulkRoutes(app, auth, tokenUseCases, { json: tokenizeJson, readJson }, { detokenize: config.detokenizeLimit, body: config.bodyLimitBytes });
   tokenV2Routes(app, auth, tokenUseCases, readJson);
   tokenIntentRoutes(app, auth, container.resolve<TokenIntentUseCases>(TOKENS.TokenIntentUseCases), json);
   applicationRoutes(app, auth, container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json);

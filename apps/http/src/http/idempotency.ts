@@ -2,6 +2,7 @@ import { answerDigest, IdempotentRequests, type IdempotentAnswer, type KeptAs } 
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../logger';
 import { actorOf } from './authenticate';
+import type { ReplayPresenter } from './replay-tokens';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** The headers of a kept answer that are replayed with it; the rest (trace id, CORS) belong to each request. */
@@ -16,11 +17,20 @@ const KEPT_HEADERS = ['content-type', 'location'];
  * it goes out, so a retry that follows it always finds it; any other answer releases the key. A closed connection
  * changes nothing: the answer the handler still makes decides.
  *
+ * Routes whose answers show token data (token creates and updates) pass `present`, which shows that data as it may be
+ * read at the replay (replay-tokens.ts): a token deleted since, or a cvc past its retention, is not replayed.
+ *
  * Routes that only read (detokenize, the searches) pass `keptAs` 'digest': their answer is kept as a digest, and a
  * retry runs again (with the caller's rights and the tokens as they are then, audited as any read); it is marked
  * replayed when its answer is the first one, byte for byte.
  */
-export function idempotent(requests: IdempotentRequests, parse: RequestHandler, logger: Logger, keptAs: KeptAs = 'answer'): RequestHandler {
+export function idempotent(
+  requests: IdempotentRequests,
+  parse: RequestHandler,
+  logger: Logger,
+  keptAs: KeptAs = 'answer',
+  present?: ReplayPresenter,
+): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const svc = req.headers['svc-idempotency-key'];
     const bt = req.headers['bt-idempotency-key'];
@@ -47,8 +57,7 @@ export function idempotent(requests: IdempotentRequests, parse: RequestHandler, 
         .begin(actorOf(res), header, key, { method: req.method, path: req.originalUrl, body })
         .then((outcome) => {
           if (outcome.kind === 'replay') {
-            replay(res, outcome.answer);
-            return;
+            return (present ? present(res, outcome.answer.body) : Promise.resolve(outcome.answer.body)).then((body) => replay(res, outcome.answer, body));
           }
           if (outcome.kind === 'rerun') {
             const { status, digest } = outcome;
@@ -71,12 +80,12 @@ export function idempotent(requests: IdempotentRequests, parse: RequestHandler, 
   };
 }
 
-function replay(res: Response, answer: IdempotentAnswer): void {
+function replay(res: Response, answer: IdempotentAnswer, body: Buffer): void {
   res.statusCode = answer.status;
   for (const [name, value] of answer.headers) res.setHeader(name, value);
   res.setHeader('SVC-IDEMPOTENT-REPLAYED', 'true');
-  res.setHeader('Content-Length', answer.body.length);
-  res.end(answer.body);
+  res.setHeader('Content-Length', body.length);
+  res.end(body);
 }
 
 type End = (chunk?: unknown, encoding?: unknown, callback?: unknown) => Response;
