@@ -136,7 +136,8 @@ export async function startServer(
   print: (text: string) => void = (text) => process.stdout.write(`${text}\n`),
 ): Promise<RunningServer> {
   const logger = overrides.logger ?? new Logger(config.logLevel);
-  const connections = new Connections(createServer(), logger);
+  // Connections answers a request without Host itself, as problem+json (Node's own 400 has no body).
+  const connections = new Connections(createServer({ requireHostHeader: false }), logger);
   connections.server.keepAliveTimeout = 65_000;
   const address = await listen(connections.server, config);
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;

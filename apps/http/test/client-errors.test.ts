@@ -37,6 +37,7 @@ function exchange(url: string, ...chunks: Array<string | Buffer>): Promise<Answe
 }
 
 const key = `key_${'k'.repeat(20_000)}`;
+const BOOTSTRAP = 'key_mgt_client-errors-bootstrap-key-0000000001';
 const head = (lines: string[]): string => `${lines.join('\r\n')}\r\n\r\n`;
 
 describe("requests Node's HTTP parser refuses", () => {
@@ -44,7 +45,7 @@ describe("requests Node's HTTP parser refuses", () => {
   const logLines: string[] = [];
   beforeAll(async () => {
     const logger = new Logger('info', (line) => logLines.push(line));
-    server = await startServer(loadConfig({ SVC_STORE: 'memory', SVC_PORT: '0' }), { logger }, () => undefined);
+    server = await startServer(loadConfig({ SVC_STORE: 'memory', SVC_PORT: '0', SVC_BOOTSTRAP_API_KEY: BOOTSTRAP }), { logger }, () => undefined);
   });
   afterAll(async () => {
     await server.close();
@@ -72,6 +73,7 @@ describe("requests Node's HTTP parser refuses", () => {
     // One write: the body fails while the request's own handler is still authenticating, before it answers.
     ['a bad chunk size', 400, 'malformed-request', [head(['POST /tokens HTTP/1.1', 'Host: x', 'Transfer-Encoding: chunked']) + 'zz\r\n']],
     ['CONNECT', 501, 'not-implemented', [head(['CONNECT db.internal:5432 HTTP/1.1', 'Host: db.internal:5432'])]],
+    ['an HTTP/1.1 request without Host', 400, 'malformed-request', [head(['GET /tokens HTTP/1.1', 'SVC-API-KEY: secret-value'])]],
   ])('answers %s with a %i problem+json and closes the connection', async (_name, status, type, chunks) => {
     const answer = await exchange(server.url, ...chunks);
     expect(answer.status).toBe(status);
@@ -82,6 +84,27 @@ describe("requests Node's HTTP parser refuses", () => {
     expect(problem).toMatchObject({ type: `https://svc.dev/errors/${type}`, status, title: expect.any(String), detail: expect.any(String) });
     expect(answer.closed).toBe(true);
     expect(answer.body).not.toMatch(/secret|kkkk/);
+  });
+
+  it('answers a declared Content-Length over the body limit with a 413 at once, without waiting for the body, and closes', async () => {
+    const created = await fetch(`${server.url}/applications`, {
+      method: 'POST',
+      headers: { 'SVC-API-KEY': BOOTSTRAP, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'writer', type: 'private', permissions: ['token:create'] }),
+    });
+    const writer = ((await created.json()) as { key: string }).key;
+    for (const path of ['/tokens', '/tokenize', '/applications']) {
+      const k = path === '/applications' ? BOOTSTRAP : writer;
+      const started = performance.now();
+      // The headers and the start of a body declared as 1 GB: nothing more is ever sent.
+      const answer = await exchange(server.url, head([`POST ${path} HTTP/1.1`, 'Host: x', `SVC-API-KEY: ${k}`, 'Content-Type: application/json', 'Content-Length: 1000000000']) + '{"a":');
+      expect(answer.status).toBe(413);
+      expect(answer.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(JSON.parse(answer.body)).toMatchObject({ type: 'https://svc.dev/errors/payload-too-large', status: 413 });
+      expect(answer.closed).toBe(true);
+      // Well before exchange's own 3 s give-up: the server closed the connection.
+      expect(performance.now() - started).toBeLessThan(2_500);
+    }
   });
 
   it('answers an Expect header other than 100-continue with a 417 problem+json', async () => {

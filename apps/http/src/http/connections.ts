@@ -71,7 +71,10 @@ export class Connections {
       return end.apply(res, args);
     }) as typeof end;
     if (this.draining) refuse(res);
-    else if (!this.app) sendProblem(res, { ...HTTP_PROBLEMS.unavailable, detail: 'The server is starting; the request was not processed.' }, { 'Retry-After': '1' });
+    // RFC 9112 §3.2: a 400 for an HTTP/1.1 request without Host (Node's own answer to it has no body; see server.ts).
+    else if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      sendProblem(res, { ...HTTP_PROBLEMS.malformedRequest, detail: 'An HTTP/1.1 request must carry a Host header.' }, { Connection: 'close' });
+    } else if (!this.app) sendProblem(res, { ...HTTP_PROBLEMS.unavailable, detail: 'The server is starting; the request was not processed.' }, { 'Retry-After': '1' });
     else this.app(req, res);
   }
 

@@ -47,6 +47,15 @@ export function jsonBody(limitBytes: number, types: readonly string[] = ['applic
       next();
       return;
     }
+    // A declared length over the limit is refused at once, and the connection closed after the answer: the body
+    // parser would first read the whole declared body (to keep the connection usable), which a client could make
+    // gigabytes long or never send, holding the connection until the request timeout.
+    const declared = Number(req.headers['content-length']);
+    if (req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared > limitBytes) {
+      res.setHeader('Connection', 'close');
+      next(new HttpProblemError(HTTP_PROBLEMS.payloadTooLarge, 'The request body is too large.'));
+      return;
+    }
     const charset = charsetOf(req);
     // JSON exchanged between systems is UTF-8 (RFC 8259 §8.1); other charsets (UTF-16, UTF-7…) are refused.
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
