@@ -68,6 +68,8 @@ export const ROUTING_NUMBER: DigitRule = {
 
 /** Interface.md says "up to seventeen digits"; the floor of 3 matches `us_bank_account_number`. */
 export const ACCOUNT_NUMBER: DigitRule = { label: 'Account number', pattern: /^\d{3,17}$/, shape: '3 to 17 digits' };
+/** A `bank` token's account number: "up to seventeen digits" (interface.md §2.4, decisions.md §5). */
+export const BANK_ACCOUNT_NUMBER: DigitRule = { label: 'Account number', pattern: /^\d{1,17}$/, shape: '1 to 17 digits' };
 
 export const SOCIAL_SECURITY_NUMBER: DigitRule = {
   label: 'Social security number',

@@ -1,6 +1,6 @@
 import { ValidationError } from '../shared/errors';
 import {
-  ACCOUNT_NUMBER,
+  BANK_ACCOUNT_NUMBER,
   addError,
   CARD_NUMBER,
   CVC,
@@ -40,7 +40,7 @@ const CARD_FIELDS: FieldRules = {
 
 const BANK_FIELDS: FieldRules = {
   routing_number: { label: ROUTING_NUMBER.label, required: true, problem: (v) => digitProblem(v, ROUTING_NUMBER) },
-  account_number: { label: ACCOUNT_NUMBER.label, required: true, problem: (v) => digitProblem(v, ACCOUNT_NUMBER) },
+  account_number: { label: BANK_ACCOUNT_NUMBER.label, required: true, problem: (v) => digitProblem(v, BANK_ACCOUNT_NUMBER) },
 };
 
 /**
@@ -71,7 +71,7 @@ export function validateCardData(data: unknown): unknown {
   return validateObject(data, 'Card', CARD_FIELDS);
 }
 
-/** Bank: `routing_number` (ABA) and `account_number` (3 to 17 digits), both required strings; nothing else. */
+/** Bank: `routing_number` (ABA) and `account_number` (1 to 17 digits), both required strings; nothing else. */
 export function validateBankData(data: unknown): unknown {
   return validateObject(data, 'Bank', BANK_FIELDS);
 }

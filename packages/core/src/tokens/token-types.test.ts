@@ -206,9 +206,11 @@ describe('validating data', () => {
 
   describe('bank', () => {
     it.each([
+      { routing_number: VALID_ROUTING, account_number: '1' },
+      { routing_number: VALID_ROUTING, account_number: '12' },
       { routing_number: VALID_ROUTING, account_number: '123' },
       { routing_number: '011000015', account_number: '12345678901234567' },
-    ])('accepts %j unchanged', (data) => {
+    ])('accepts %j unchanged (an account number of up to seventeen digits)', (data) => {
       expect(tokenType('bank').validate(data)).toBe(data);
     });
 
@@ -219,7 +221,7 @@ describe('validating data', () => {
       ['an 8-digit routing number', { routing_number: '02100002', account_number: '0001234567' }, ['data.routing_number']],
       ['a routing number as a number', { routing_number: 21000021, account_number: '0001234567' }, ['data.routing_number']],
       ['an 18-digit account', { routing_number: VALID_ROUTING, account_number: '123456789012345678' }, ['data.account_number']],
-      ['a 2-digit account', { routing_number: VALID_ROUTING, account_number: '12' }, ['data.account_number']],
+      ['an empty account', { routing_number: VALID_ROUTING, account_number: '' }, ['data.account_number']],
       ['letters in the account', { routing_number: VALID_ROUTING, account_number: '12345abc' }, ['data.account_number']],
       ['an unknown attribute', { routing_number: VALID_ROUTING, account_number: '0001234567', foo: 'x' }, ['data.foo']],
     ])('rejects %s', (_case, data, paths) => {

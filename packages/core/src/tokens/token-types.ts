@@ -47,8 +47,8 @@ export interface TokenType {
   /**
    * Validates data; returns the normalized data or throws ValidationError whose keys are `data` or `data.<field>`
    * (e.g. `data.number`, `data.expiration_month`). Messages must NOT contain the data value (no secrets in errors).
-   * Valid data is returned unchanged: nothing is trimmed or converted. Bank and US account numbers take 3 to 17
-   * digits (the interface says "up to seventeen"; both types share the floor of 3).
+   * Valid data is returned unchanged: nothing is trimmed or converted. A `bank` account number takes 1 to 17 digits
+   * ("up to seventeen"), a `us_bank_account_number` 3 to 17 (decisions.md §5).
    */
   validate(data: unknown): unknown;
 }
