@@ -78,6 +78,14 @@ describe('tokens over HTTP', () => {
       ['a fingerprint expression that does not parse', { type: 'token', data: 'x', fingerprint_expression: '{{ data ' }, 'fingerprint_expression'],
       ['search indexes on a card number', { type: 'card_number', data: '4242424242424242', search_indexes: ['{{ data }}'] }, 'search_indexes'],
       ['an empty search index value', { type: 'token', data: { a: 'x' }, search_indexes: ['{{ data.b }}'] }, 'search_indexes[0]'],
+      // "A single value that is not null and not empty" (interface.md §4.6): not an object, a list or a range.
+      ['a search index that is an object', { type: 'token', data: { card: '4242424242424242' }, search_indexes: ['{{ data }}'] }, 'search_indexes[0]'],
+      ['a search index that is a list', { type: 'token', data: 'aa-bb', search_indexes: ['{{ data | split: "-" }}'] }, 'search_indexes[0]'],
+      ['a search index that is a range', { type: 'token', data: 'x', search_indexes: ['{{ data }}', '{{ (1..3) }}'] }, 'search_indexes[1]'],
+      // hmac gives bytes, to be piped into an encoder (expressions.md): bytes are no mask, fingerprint or index.
+      ['a mask of bytes', { type: 'token', data: 'x', mask: "{{ data | hmac: 'sha-256', 'k' }}" }, 'mask'],
+      ['a fingerprint of bytes', { type: 'token', data: 'x', fingerprint_expression: "{{ data | hmac: 'sha-256', 'k' }}" }, 'fingerprint_expression'],
+      ['a search index of bytes', { type: 'token', data: 'x', search_indexes: ["{{ data | hmac: 'sha-256', 'k' }}"] }, 'search_indexes[0]'],
       ['an id with a slash', { id: 'a/b/c', type: 'token', data: 'x' }, 'id'],
       ['an id too short', { id: 'ab', type: 'token', data: 'x' }, 'id'],
       ['an expiry in the past', { type: 'token', data: 'x', expires_at: '2025-12-31T23:59:59Z' }, 'expires_at'],
@@ -86,6 +94,16 @@ describe('tokens over HTTP', () => {
     ])('rejects %s with a 400 naming the field', async (_case, body, field) => {
       const res = await reveal.post('/tokens').send(body).expect(400);
       expect(Object.keys(res.body.errors)).toContain(field);
+    });
+
+    it('takes a search index of one text value made of several outputs, and one an encoder made of hmac bytes', async () => {
+      const res = await reveal
+        .post('/tokens')
+        .send({ type: 'token', data: { a: 'x', b: 7 }, search_indexes: ['{{ data.a }}-{{ data.b }}', "{{ data.a | hmac: 'sha-256', 'k' | to_base16 }}"] })
+        .expect(201);
+      const searcher = as(h.app, await privateKey(h, 'token:search', 'token:use'));
+      const found = await searcher.post('/tokens/search').send({ query: 'data:x-7' }).expect(200);
+      expect(found.body.data.map((t: { id: string }) => t.id)).toEqual([res.body.id]);
     });
 
     it.each([

@@ -8,12 +8,16 @@ import { liquidText } from './filters/args';
  * The first piece is free: an output that is a single value is that value, not a new string, and whatever
  * built it (a filter, or the token's own data) was bounded already.
  */
+/** Why an output of bytes (`hmac` without an encoder) is refused wherever it would be text or a value. */
+export const BYTES_OUTPUT = "An output is bytes (hmac gives bytes): pipe it into an encoder such as to_base16 or to_base64.";
+
 export class ChargingEmitter implements Emitter {
   buffer = '';
 
   constructor(private readonly memory: Context['memoryLimit']) {}
 
   write(html: unknown): void {
+    if (toValue(html) instanceof Uint8Array) throw new ExpressionError(BYTES_OUTPUT);
     const text = liquidText(html);
     if (this.buffer !== '') this.memory.use(text.length);
     this.buffer += text;

@@ -1,6 +1,6 @@
 import { Context, Output, TokenKind, toValue, toValueSync, type Liquid, type Template } from 'liquidjs';
 import type { RandomSource } from '../shared/random';
-import { ChargingEmitter, TextOnlyEmitter } from './charging-emitter';
+import { BYTES_OUTPUT, ChargingEmitter, TextOnlyEmitter } from './charging-emitter';
 import { createLiquid } from './create-liquid';
 import { DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './expression-limits';
 import { createFilters } from './filters';
@@ -9,6 +9,7 @@ import { readStrictly } from './strict/read-strictly';
 import { TemplateCache } from './template-cache';
 import { toValidationError } from './to-validation-error';
 import { ValidationError } from '../shared/errors';
+import { ExpressionError } from './expression-error';
 import { WorkBudget } from './work-budget';
 
 /**
@@ -101,6 +102,25 @@ export class ExpressionEngine {
   }
 
   /**
+   * Like {@link render}, for one value that must be text (a search index: "a single value that is not null and not
+   * empty", interface.md §4.6): an output that is nil, an object or a list (a variable that is not set, `{{ data }}`
+   * of an object, a `split`) is an error, not `` or `[object Object]` or its items run together.
+   */
+  renderSingle(field: string, template: string, scope: ExpressionScope): string {
+    const parsed = this.parse(field, template);
+    try {
+      const plain = parsed.plainPath && plainValue(parsed.plainPath, scope.data);
+      if (plain !== undefined) return plain;
+      const ctx = this.context(scope, parsed);
+      const emitter = new TextOnlyEmitter(ctx.memoryLimit);
+      toValueSync(this.liquid.renderer.renderTemplates(parsed.templates, ctx, emitter));
+      return emitter.buffer;
+    } catch (error) {
+      throw toValidationError(field, error, 'render');
+    }
+  }
+
+  /**
    * Like {@link render}, for text that must come out whole (a proxy's header value, its credential): reading a
    * variable or member that is not set is an error rather than nothing (`Bearer {{ configuration.MISSING }}` would
    * send `Bearer `), and so is an output that is no text (nil, an object, a list: `{{ configuration }}` would print
@@ -135,6 +155,7 @@ export class ExpressionEngine {
       // One step, as rendering it would have cost.
       ctx.renderLimit.check(0);
       const value: unknown = toValue(toValueSync(output.value.value(ctx, false)));
+      if (value instanceof Uint8Array) throw new ExpressionError(BYTES_OUTPUT);
       return value === undefined ? null : value;
     } catch (error) {
       throw toValidationError(field, error, 'render');

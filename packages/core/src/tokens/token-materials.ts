@@ -33,7 +33,8 @@ export function computeMaterials(engine: ExpressionEngine, keys: TenantKeys, inp
   }
   const indexHashes = input.searchIndexes.map((expression, i) => {
     const field = `search_indexes[${i}]`;
-    const value = engine.render(field, expression, { data });
+    // "A single value that is not null and not empty" (interface.md §4.6): no object, list or nothing.
+    const value = engine.renderSingle(field, expression, { data });
     if (value.trim() === '') throw ValidationError.field(field, 'The search index expression produced an empty value.');
     return keys.indexHash(value);
   });
