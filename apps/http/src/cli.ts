@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  BOOTSTRAP_DONE_FLAG,
   BOOTSTRAP_FLAG,
   CHAIN_GRACE_MS,
   type CreateTenant,
@@ -115,6 +116,7 @@ async function createTenant(args: string[]): Promise<number> {
     });
     // A store with a tenant is no longer empty: a later first `svc serve` must not bootstrap "Default".
     await store.system.claimOnce(BOOTSTRAP_FLAG);
+    await store.system.claimOnce(BOOTSTRAP_DONE_FLAG);
     // The new tenant's events get their places now: no server may be running to chain them.
     await container.resolve<AuditLogUseCases>(TOKENS.AuditLogUseCases).chain.execute();
     process.stdout.write(`${JSON.stringify(presentProvisionedTenant(result), null, 2)}\n`);

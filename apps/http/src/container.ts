@@ -321,6 +321,9 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
   c.register(TOKENS.Bootstrap, single((d) => new Bootstrap({
     system: d.resolve<Store>(TOKENS.Store).system,
     createTenant: d.resolve<CreateTenant>(TOKENS.CreateTenant),
+    // SQLite is served by one process (its lock) and memory by this one; MongoDB may be shared by several.
+    redoUnfinished: config.store !== 'mongo',
+    applications: d.resolve<Store>(TOKENS.Store).applications,
   })));
   c.register(TOKENS.Expressions, single((d) => new ExpressionEngine({ random: d.resolve<RandomSource>(TOKENS.Random) })));
   c.register(TOKENS.Keyring, single((d) => new Keyring({

@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openSqliteStore } from '@svc/sqlite';
 import { BIN, killServed, type Served, serveBin } from './served-bin';
 
 /** These tests run the built `svc` command as a user would: `npm test` builds before it tests. */
@@ -62,6 +63,47 @@ describe('the svc command', () => {
     expect((await get(`${again.url}/applications/key`, key!)).status).toBe(200);
     expect(await stop(again)).toBe(0);
   });
+
+  it('finishes a first start killed after it claimed the bootstrap: the next start makes "Default" and shows its key', async () => {
+    // The state such a kill leaves: the store claimed for the bootstrap, and no tenant or key made yet.
+    const store = openSqliteStore({ file: join(dataDir, 'svc.db'), writerThread: false });
+    expect(await store.system.claimOnce('bootstrap')).toBe(true);
+    await store.close();
+    const next = await serve({ SVC_DATA_DIR: dataDir });
+    const key = bannerKey(next.output());
+    expect(key).toMatch(/^key_mgt_/);
+    expect((await get(`${next.url}/applications/key`, key!)).status).toBe(200);
+    expect(await stop(next)).toBe(0);
+    // Done now: a later start makes nothing and shows no key.
+    const later = await serve({ SVC_DATA_DIR: dataDir });
+    expect(bannerKey(later.output())).toBeUndefined();
+    expect((await get(`${later.url}/applications/key`, key!)).status).toBe(200);
+    expect(await stop(later)).toBe(0);
+  }, 60_000);
+
+  it('comes up with its preset management key working after first starts killed at any moment (kill -9)', async () => {
+    const preset = 'key_mgt_killed-first-start-0000000000000000001';
+    for (const delayMs of [0, 2, 5, 10, 20, 40]) {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-killed-'));
+      try {
+        const child = spawn(process.execPath, [BIN, 'serve'], {
+          env: { PATH: process.env.PATH, SVC_PORT: '0', SVC_LOG_LEVEL: 'warn', SVC_DATA_DIR: dir, SVC_BOOTSTRAP_API_KEY: preset },
+          stdio: 'ignore',
+        });
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        // The master key file is written just before the store is bootstrapped.
+        for (let i = 0; i < 2_000 && !existsSync(join(dir, 'master.key')); i++) await new Promise((r) => setTimeout(r, 2));
+        await new Promise((r) => setTimeout(r, delayMs));
+        child.kill('SIGKILL');
+        await exited;
+        const again = await serve({ SVC_DATA_DIR: dir, SVC_BOOTSTRAP_API_KEY: preset });
+        expect((await get(`${again.url}/applications/key`, preset)).status).toBe(200);
+        expect(await stop(again)).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }, 120_000);
 
   it('bootstraps once, keeps data across restarts, and creates tenants while serving', async () => {
     const first = await serve({ SVC_DATA_DIR: dataDir });

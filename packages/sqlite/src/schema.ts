@@ -274,6 +274,14 @@ const MIGRATIONS: readonly string[] = [
     ('token_metadata', 'token_metadata', '2000000 2000000 200000 20 10 1 1'),
     ('token_metadata', 'token_metadata_by_token', '2000000 2000000 2');
   `,
+  // The bootstrap's completion (migration 19): a first start now marks it done once "Default" and its management key
+  // exist, and a start that finds the bootstrap claimed but not done makes them again (a first start killed mid-way
+  // left a store no key opens). Every store bootstrapped before this marker finished (or was made by `svc tenants
+  // create`): it is marked done.
+  `
+  INSERT OR IGNORE INTO system_flags (name, claimed_at)
+    SELECT 'bootstrap-done', claimed_at FROM system_flags WHERE name = 'bootstrap';
+  `,
 ];
 
 /** Migrations that need code: version reached → work to do after its SQL ran. */
