@@ -168,6 +168,8 @@ export interface ContainerOptions {
   readonly createMasterKey?: boolean;
   /** For commands that only read (`svc audit verify`): the keyring makes no data key. Default false. */
   readonly readOnly?: boolean;
+  /** `svc keys rotate`: data keys this new master key opens pass the start's check (a rotation cut short, run again). */
+  readonly rotatingTo?: Buffer;
 }
 
 export interface OpenStoreOptions {
@@ -198,7 +200,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const store = overrides.store ?? (await openStore(config));
   try {
     const random = overrides.random ?? new CryptoRandomSource();
-    const masterKey = await openMasterKey(config, configured, store.dataKeys, { create: options.createMasterKey === true, random });
+    const masterKey = await openMasterKey(config, configured, store.dataKeys, { create: options.createMasterKey === true, random, rotatingTo: options.rotatingTo });
     return buildContainer(config, { ...overrides, store, random, masterKey }, options);
   } catch (error) {
     // A store this call opened must not outlive it: its threads would keep the process from exiting.

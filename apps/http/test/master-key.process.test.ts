@@ -4,6 +4,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { CryptoRandomSource, type DataKeyRepository, Keyring, SystemClock } from '@svc/core';
+import { openSqliteStore } from '@svc/sqlite';
 import { BIN, killServed, serveBin } from './served-bin';
 
 interface Run {
@@ -154,6 +156,43 @@ describe('the master key of an existing store', () => {
     const none = svc({ SVC_DATA_DIR: missing, SVC_NEW_MASTER_KEY: next }, 'keys', 'rotate');
     expect(none).toEqual({ status: 1, stdout: '', stderr: `svc: there is no store to rotate: ${join(missing, 'svc.db')} does not exist (check SVC_DATA_DIR)\n` });
     expect(existsSync(missing)).toBe(false);
+  });
+
+  it('svc keys rotate cut short (some data keys under each master key) is run again with the same new key and finishes', async () => {
+    const dir = aDir('rotation');
+    expect(svc({ SVC_DATA_DIR: dir }, 'tenants', 'create', '--name', 'One', '--owner-email', 'one@acme.test').status).toBe(0);
+    expect(svc({ SVC_DATA_DIR: dir }, 'tenants', 'create', '--name', 'Two', '--owner-email', 'two@acme.test').status).toBe(0);
+    const old = Buffer.from(readFileSync(join(dir, 'master.key'), 'utf8').trim(), 'base64');
+    const next = Buffer.alloc(32, 9);
+    // What a kill in the middle leaves: the first data key re-wrapped under the new master key, the other not yet.
+    const store = openSqliteStore({ file: join(dir, 'svc.db'), writerThread: false });
+    let replaced = 0;
+    const cutShort: DataKeyRepository = {
+      all: () => store.dataKeys.all(),
+      find: (tenantId) => store.dataKeys.find(tenantId),
+      createIfAbsent: (key) => store.dataKeys.createIfAbsent(key),
+      replace: async (key) => {
+        if (replaced++ === 1) throw new Error('killed');
+        return store.dataKeys.replace(key);
+      },
+    };
+    const keyring = new Keyring({ dataKeys: cutShort, random: new CryptoRandomSource(), clock: new SystemClock(), masterKey: old });
+    await expect(keyring.rewrap(next)).rejects.toThrow('killed');
+    await store.close();
+
+    // Neither key opens the store alone; the refusal says what to do.
+    const served = svc({ SVC_DATA_DIR: dir }, 'audit', 'verify');
+    expect(served.status).toBe(78);
+    expect(served.stderr).toContain('run it again with the same SVC_NEW_MASTER_KEY');
+    expect(svc({ SVC_DATA_DIR: dir, SVC_MASTER_KEY: next.toString('base64') }, 'audit', 'verify').status).toBe(78);
+
+    const again = svc({ SVC_DATA_DIR: dir, SVC_NEW_MASTER_KEY: next.toString('base64') }, 'keys', 'rotate');
+    expect(again.status).toBe(0);
+    expect(again.stdout).toContain('re-wrapped 2 tenant data key(s)');
+    expect(readFileSync(join(dir, 'master.key'), 'utf8').trim()).toBe(next.toString('base64'));
+    const verified = svc({ SVC_DATA_DIR: dir }, 'audit', 'verify');
+    expect(verified.status).toBe(0);
+    expect(verified.stdout.match(/: ok,/g)).toHaveLength(2);
   });
 
   it('a first start that cannot listen creates nothing: no store, no key, no banner with a key that would be lost', async () => {

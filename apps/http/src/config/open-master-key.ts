@@ -21,6 +21,8 @@ export interface OpenMasterKeyOptions {
    */
   readonly create: boolean;
   readonly random: RandomSource;
+  /** `svc keys rotate`'s new key: data keys it opens pass the check (a rotation cut short, run again). */
+  readonly rotatingTo?: Buffer | undefined;
 }
 
 /**
@@ -47,13 +49,13 @@ export async function openMasterKey(
   }
   const keyring = new Keyring({ dataKeys, random: options.random, clock: new SystemClock(), masterKey: configured, createMissing: false });
   try {
-    await keyring.openAll();
+    await keyring.openAll(options.rotatingTo);
   } catch (error) {
     if (!(error instanceof MasterKeyMismatchError)) throw error;
     const name = config.masterKey ? 'SVC_MASTER_KEY' : join(config.dataDir, MASTER_KEY_FILE);
     throw new ConfigError(
       'SVC_MASTER_KEY',
-      `the master key does not open this store's data keys (${name} does not open the data key of tenant ${error.tenantId}): use the key the store was made with`,
+      `the master key does not open this store's data keys (${name} does not open the data key of tenant ${error.tenantId}): use the key the store was made with, or, if \`svc keys rotate\` was cut short, run it again with the same SVC_NEW_MASTER_KEY`,
     );
   }
   return configured;

@@ -61,23 +61,34 @@ export class Keyring {
   /**
    * Opens every stored data key with the master key and returns how many there are; throws MasterKeyMismatchError
    * naming the first tenant whose key it does not open. Run before serving: a wrong master key must stop the start,
-   * not fail every request.
+   * not fail every request. `rotatingTo` (`svc keys rotate`): a key that opens with the new master key passes too.
    */
-  async openAll(): Promise<number> {
+  async openAll(rotatingTo?: Uint8Array): Promise<number> {
     const keys = await this.deps.dataKeys.all();
-    for (const key of keys) this.unwrap(key.tenantId, key.wrapped);
+    for (const key of keys) {
+      // `svc keys rotate` run again after it was cut short: the keys it re-wrapped open with the new master key.
+      if (rotatingTo !== undefined && opensWith(rotatingTo, key.tenantId, key.wrapped)) continue;
+      this.unwrap(key.tenantId, key.wrapped);
+    }
     return keys.length;
   }
 
   /**
    * Re-wraps every data key under `newMasterKey`; tokens are untouched. Returns how many keys were re-wrapped;
-   * `onProgress` hears how many are done after each one (the CLI draws it on a terminal).
+   * `onProgress` hears how many are done after each one (the CLI draws it on a terminal). Each key is replaced on its
+   * own, so a rotation cut short leaves some keys under each master key; run again with the same new key, it skips
+   * those already under it and finishes.
    */
   async rewrap(newMasterKey: Uint8Array, onProgress?: (done: number, total: number) => void): Promise<number> {
     const keys = await this.deps.dataKeys.all();
     let done = 0;
     onProgress?.(done, keys.length);
     for (const key of keys) {
+      // Re-wrapped by a rotation to the same key that was cut short (each key is replaced on its own): done already.
+      if (opensWith(newMasterKey, key.tenantId, key.wrapped)) {
+        onProgress?.(++done, keys.length);
+        continue;
+      }
       const plain = this.unwrap(key.tenantId, key.wrapped);
       const wrapped = seal(newMasterKey, this.deps.random.bytes(AEAD_IV_BYTES), plain, wrapAad(key.tenantId));
       await this.deps.dataKeys.replace({ ...key, wrapped });
@@ -106,5 +117,15 @@ export class Keyring {
       }));
     const dataKey = this.unwrap(tenantId, stored.wrapped);
     return new TenantKeys(tenantId, dataKey, this.deps.random);
+  }
+}
+
+/** Whether `masterKey` opens a tenant's wrapped data key. */
+function opensWith(masterKey: Uint8Array, tenantId: string, wrapped: Uint8Array): boolean {
+  try {
+    open(masterKey, wrapped, wrapAad(tenantId));
+    return true;
+  } catch {
+    return false;
   }
 }
