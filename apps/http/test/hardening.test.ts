@@ -236,3 +236,25 @@ describe('hostile input', () => {
     await request(h.app).get('/tokens').set('SVC-API-KEY', 'x'.repeat(5000)).expect(401);
   });
 });
+
+describe('list queries (decisions.md §1: unknown fields are a 400; §3: size up to 100)', () => {
+  it('refuses a query parameter a list does not read, naming it, on every list', async () => {
+    const h = await harness();
+    const m = as(h.app, h.key);
+    const hook = (await m.post('/webhooks').send({ name: 'h', url: 'https://hooks.example.com/in', events: ['token.created'] }).expect(201)).body.id as string;
+    for (const path of ['/applications', '/proxies', '/tenants/self/members', '/tenants/self/invitations', '/webhooks', `/webhooks/${hook}/deliveries`]) {
+      const res = await m.get(`${path}?bogus=1&size=5`).expect(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(Object.keys(res.body.errors)).toEqual(['bogus']);
+      await m.get(`${path}?size=5`).expect(200);
+    }
+  });
+
+  it('takes any webhooks page size up to 100, and lists up to 50 webhooks (all a tenant may have) by default', async () => {
+    const h = await harness();
+    const m = as(h.app, h.key);
+    expect((await m.get('/webhooks?size=100').expect(200)).body.pagination.page_size).toBe(100);
+    expect((await m.get('/webhooks').expect(200)).body.pagination.page_size).toBe(50);
+    expect(Object.keys((await m.get('/webhooks?size=101').expect(400)).body.errors)).toEqual(['size']);
+  });
+});

@@ -72,6 +72,7 @@ describe('tokens over HTTP', () => {
       ['an unknown field', { type: 'token', data: 'x', colour: 1 }, 'colour'],
       ['two containers', { type: 'token', data: 'x', containers: ['/a/', '/b/'] }, 'containers'],
       ['a bad container', { type: 'token', data: 'x', containers: ['/a b/'] }, 'containers[0]'],
+      ['a container with a character lower-casing would fold into ASCII (the Kelvin sign)', { type: 'token', data: 'x', containers: ['/\u212a/'] }, 'containers[0]'],
       ['a non-string metadata value', { type: 'token', data: 'x', metadata: { a: 1 } }, 'metadata.a'],
       ['a mask with an unknown filter', { type: 'token', data: 'x', mask: '{{ data | reveal_lats: 4 }}' }, 'mask'],
       ['a mask object with a broken template', { type: 'token', data: { a: 'x' }, mask: { a: '{{ data.a | }}' } }, 'mask.a'],

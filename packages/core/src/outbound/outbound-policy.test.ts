@@ -22,6 +22,12 @@ describe('OutboundPolicy', () => {
       ['file:///etc/passwd', /https/],
       ['not a url', /absolute URL/],
       ['https://user:pass@api.example.com/', /credentials/],
+      // WHATWG would read each of these as host `h`: as written, they name none (or hide it behind a backslash).
+      ['https:///h', /host right after the two slashes/],
+      ['https:/h/x', /host right after the two slashes/],
+      ['https:h', /host right after the two slashes/],
+      ['https:\\\\h/', /host right after the two slashes/],
+      ['https://\\h/', /host right after the two slashes/],
     ])('refuses %s', (url, reason) => {
       expect(refusedReason(strict, url)).toMatch(reason);
     });

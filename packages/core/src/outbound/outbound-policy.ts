@@ -65,6 +65,11 @@ export class OutboundPolicy {
       return { allowed: false, reason: 'must be an absolute URL' };
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return { allowed: false, reason: 'must be an https URL' };
+    // As written, not only as parsed: WHATWG parsing reads `https:///h`, `https:/h`, `https:h` and `https:\\h` as host
+    // `h`, so a URL that reads as hostless (or with a backslash) would be kept as typed and sent somewhere else.
+    if (typeof input === 'string' && !/^https?:\/\/[^/\\?#@]/i.test(input.trim())) {
+      return { allowed: false, reason: 'must be written scheme://host/… with the host right after the two slashes' };
+    }
     if (url.username !== '' || url.password !== '') return { allowed: false, reason: 'must not carry credentials' };
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (host === '') return { allowed: false, reason: 'must name a host' };

@@ -11,7 +11,7 @@ import { base58 } from '../shared/base58';
 import type { Clock } from '../shared/clock';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import type { IdGenerator } from '../shared/ids';
-import { type Page, pageRequest } from '../shared/pagination';
+import { MAX_PAGE_SIZE, type Page, pageRequest } from '../shared/pagination';
 import type { RandomSource } from '../shared/random';
 import { isEmail } from '../users/email';
 import {
@@ -173,8 +173,10 @@ export class ListWebhooks {
 
   async execute(actor: Actor, input: ListWebhooksInput): Promise<Page<Webhook>> {
     requirePermission(actor, 'webhook:read');
+    // By default a page holds as many as a tenant may have (the SDK's list() sends no paging); any size up to the
+    // lists' largest (decisions.md §3) is taken.
     const limit = this.deps.limit ?? MAX_WEBHOOKS_PER_TENANT;
-    return this.deps.webhooks.list(actor.tenantId, pageRequest(input.page, input.size ?? limit, limit));
+    return this.deps.webhooks.list(actor.tenantId, pageRequest(input.page, input.size ?? limit, Math.max(limit, MAX_PAGE_SIZE)));
   }
 }
 

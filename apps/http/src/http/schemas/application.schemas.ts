@@ -31,7 +31,7 @@ export const updateApplicationSchema = z.strictObject({
   rules: optional(z.array(ruleSchema)),
 });
 
-export const listApplicationsQuery = z.object({
+export const listApplicationsQuery = z.strictObject({
   id: repeated,
   type: z.string().optional(),
   ...pagingQuery,

@@ -56,4 +56,4 @@ export const proxySchema = z.strictObject({
 
 export type ProxyBody = z.output<typeof proxySchema>;
 
-export const listProxiesQuery = z.object({ id: repeated, name: z.string().max(200).optional(), ...pagingQuery });
+export const listProxiesQuery = z.strictObject({ id: repeated, name: z.string().max(200).optional(), ...pagingQuery });

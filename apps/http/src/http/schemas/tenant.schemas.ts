@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { optional, pagingQuery, repeated } from './common';
 
-export const listMembersQuery = z.object({ user_id: repeated, ...pagingQuery });
-export const listInvitationsQuery = z.object({ status: z.string().optional(), ...pagingQuery });
+export const listMembersQuery = z.strictObject({ user_id: repeated, ...pagingQuery });
+export const listInvitationsQuery = z.strictObject({ status: z.string().optional(), ...pagingQuery });
 export const createInvitationSchema = z.strictObject({ email: z.string() });
 export const acceptInvitationSchema = z.strictObject({
   token: z.string().min(1, 'The token is required.'),

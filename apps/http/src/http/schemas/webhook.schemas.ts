@@ -11,5 +11,5 @@ export const webhookSchema = z.strictObject({
   notify_email: optional(z.string()),
 });
 
-export const listWebhooksQuery = z.object({ ...pagingQuery });
-export const listDeliveriesQuery = z.object({ ...pagingQuery });
+export const listWebhooksQuery = z.strictObject({ ...pagingQuery });
+export const listDeliveriesQuery = z.strictObject({ ...pagingQuery });
