@@ -52,6 +52,12 @@ describe('applications over HTTP', () => {
       expect(res.body.rules).toEqual([{ description: 'PCI', priority: 1, container: '/pci/high/', transform: 'reveal', permissions: ['token:read'] }]);
     });
 
+    it('counts a name in characters, not UTF-16 units: 200 emoji are a name, 201 are not', async () => {
+      const made = await create({ ...privateApp, name: '😀'.repeat(200) }).expect(201);
+      expect(made.body.name).toBe('😀'.repeat(200));
+      expect(Object.keys((await create({ ...privateApp, name: '😀'.repeat(201) }).expect(400)).body.errors)).toEqual(['name']);
+    });
+
     it('uses the problem+json body for validation errors', async () => {
       const res = await create({ ...privateApp, name: 'x'.repeat(201) }).expect(400);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);

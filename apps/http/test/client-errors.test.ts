@@ -90,14 +90,17 @@ describe("requests Node's HTTP parser refuses", () => {
     const created = await fetch(`${server.url}/applications`, {
       method: 'POST',
       headers: { 'SVC-API-KEY': BOOTSTRAP, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'writer', type: 'private', permissions: ['token:create'] }),
+      body: JSON.stringify({ name: 'writer', type: 'private', permissions: ['token:create', 'proxy:invoke'] }),
     });
     const writer = ((await created.json()) as { key: string }).key;
-    for (const path of ['/tokens', '/tokenize', '/applications']) {
+    for (const path of ['/tokens', '/tokenize', '/applications', '/proxy']) {
       const k = path === '/applications' ? BOOTSTRAP : writer;
       const started = performance.now();
       // The headers and the start of a body declared as 1 GB: nothing more is ever sent.
-      const answer = await exchange(server.url, head([`POST ${path} HTTP/1.1`, 'Host: x', `SVC-API-KEY: ${k}`, 'Content-Type: application/json', 'Content-Length: 1000000000']) + '{"a":');
+      const answer = await exchange(
+        server.url,
+        head([`POST ${path} HTTP/1.1`, 'Host: x', `SVC-API-KEY: ${k}`, 'SVC-PROXY-URL: https://processor.example.com/', 'Content-Type: application/json', 'Content-Length: 1000000000']) + '{"a":',
+      );
       expect(answer.status).toBe(413);
       expect(answer.headers['content-type']).toBe('application/problem+json; charset=utf-8');
       expect(JSON.parse(answer.body)).toMatchObject({ type: 'https://svc.dev/errors/payload-too-large', status: 413 });

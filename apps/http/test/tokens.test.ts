@@ -87,14 +87,24 @@ describe('tokens over HTTP', () => {
       ['a mask of bytes', { type: 'token', data: 'x', mask: "{{ data | hmac: 'sha-256', 'k' }}" }, 'mask'],
       ['a fingerprint of bytes', { type: 'token', data: 'x', fingerprint_expression: "{{ data | hmac: 'sha-256', 'k' }}" }, 'fingerprint_expression'],
       ['a search index of bytes', { type: 'token', data: 'x', search_indexes: ["{{ data | hmac: 'sha-256', 'k' }}"] }, 'search_indexes[0]'],
+      ['a mask of bytes made text by append', { type: 'token', data: 'x', mask: "{{ data | hmac: 'sha-256', 'k' | append: '' }}" }, 'mask'],
+      ['a fingerprint of bytes made text by join', { type: 'token', data: 'x', fingerprint_expression: "{{ data | hmac: 'sha-256', 'k' | join: '' }}" }, 'fingerprint_expression'],
       ['an id with a slash', { id: 'a/b/c', type: 'token', data: 'x' }, 'id'],
       ['an id too short', { id: 'ab', type: 'token', data: 'x' }, 'id'],
+      ['an id of two characters in four UTF-16 units', { id: '😀😀', type: 'token', data: 'x' }, 'id'],
       ['an expiry in the past', { type: 'token', data: 'x', expires_at: '2025-12-31T23:59:59Z' }, 'expires_at'],
       ['an expiry in an unknown shape', { type: 'token', data: 'x', expires_at: 'next week' }, 'expires_at'],
       ['a short date in the past', { type: 'token', data: 'x', expires_at: '12/31/2025' }, 'expires_at'],
     ])('rejects %s with a 400 naming the field', async (_case, body, field) => {
       const res = await reveal.post('/tokens').send(body).expect(400);
       expect(Object.keys(res.body.errors)).toContain(field);
+    });
+
+    it('takes a search index whose outputs are partly nil (Liquid prints nil as nothing), and keeps patching such a token', async () => {
+      const made = await reveal.post('/tokens').send({ type: 'token', data: { a: 'x' }, search_indexes: ['x{{ data.a }}-{{ data.b }}'] }).expect(201);
+      const both = await reveal.post('/tokens').send({ type: 'token', data: { a: 'x', b: 'y' }, search_indexes: ['{{ data.a }}{{ data.b }}'] }).expect(201);
+      await reveal.patch(`/tokens/${both.body.id}`).set('Content-Type', 'application/merge-patch+json').send({ data: { b: null } }).expect(200);
+      expect(made.body.id).toBeDefined();
     });
 
     it('takes a search index of one text value made of several outputs, and one an encoder made of hmac bytes', async () => {

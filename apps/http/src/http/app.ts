@@ -12,7 +12,7 @@ import { authenticate } from './authenticate';
 import { errorHandler, notFoundHandler } from './errors';
 import { jsonBody } from './json-body';
 import { idempotent } from './idempotency';
-import { replayTokensAsReadNow } from './replay-tokens';
+import { replayWithoutGoneData } from './replay-tokens';
 import { requestLog } from './request-log';
 import { applicationRoutes } from './routes/applications.routes';
 import { tokenRoutes } from './routes/token.routes';
@@ -58,11 +58,13 @@ export function createApp(container: DependencyContainer): Express {
   // Routes hang on the app itself, each with its own authentication: a nested router per resource cost a few
   // percent of every request in profiles. A path no route knows is a 404 whether or not a key came with it.
   const tokenUseCases = container.resolve<TokenUseCases>(TOKENS.TokenUseCases);
-  // Token writes: a replay shows the token data as a read would now (replay-tokens.ts).
-  const asReadNow = replayTokensAsReadNow(tokenUseCases, 'token');
-  const tokenJson = idempotent(requests, jsonBody(config.bodyLimitBytes), logger, 'answer', asReadNow);
-  const mergePatchJson = idempotent(requests, jsonBody(config.bodyLimitBytes, ['application/merge-patch+json'], true), logger, 'answer', asReadNow);
-  const tokenizeJson = idempotent(requests, jsonBody(config.bodyLimitBytes), logger, 'answer', replayTokensAsReadNow(tokenUseCases, 'bulk'));
+  // Token writes: a replay leaves out token data that has gone since (replay-tokens.ts).
+  const storedTokens = container.resolve<Store>(TOKENS.Store).tokens;
+  const clock = container.resolve<Clock>(TOKENS.Clock);
+  const withoutGone = replayWithoutGoneData(storedTokens, clock, 'token');
+  const tokenJson = idempotent(requests, jsonBody(config.bodyLimitBytes), logger, 'answer', withoutGone);
+  const mergePatchJson = idempotent(requests, jsonBody(config.bodyLimitBytes, ['application/merge-patch+json'], true), logger, 'answer', withoutGone);
+  const tokenizeJson = idempotent(requests, jsonBody(config.bodyLimitBytes), logger, 'answer', replayWithoutGoneData(storedTokens, clock, 'bulk'));
   tokenRoutes(app, auth, tokenUseCases, { json: tokenJson, readJson, mergePatchJson });
   bulkRoutes(app, auth, tokenUseCases, { json: tokenizeJson, readJson }, { detokenize: config.detokenizeLimit, body: config.bodyLimitBytes });
   tokenV2Routes(app, auth, tokenUseCases, readJson);

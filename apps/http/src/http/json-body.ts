@@ -29,6 +29,19 @@ function hasBody(req: Request): boolean {
 }
 
 /**
+ * A 413 for a body whose declared length (Content-Length) is over the limit, with the connection to be closed after
+ * the answer; undefined otherwise. The body parsers would first read the whole declared body (to keep the connection
+ * usable), which a client could make gigabytes long or never send, holding the connection until the request timeout.
+ */
+export function declaredOverLimit(req: Request, res: Response, limitBytes: number): HttpProblemError | undefined {
+  const header = req.headers['content-length'];
+  const declared = Number(header);
+  if (header === undefined || !Number.isFinite(declared) || declared <= limitBytes) return undefined;
+  res.setHeader('Connection', 'close');
+  return new HttpProblemError(HTTP_PROBLEMS.payloadTooLarge, 'The request body is too large.');
+}
+
+/**
  * Parses a JSON body of one of `types`. A request without a body passes with `req.body` undefined (the schema
  * then says what is missing); a body of any other media type is a 415; a body over the limit is a 413. With
  * `typeRequired` the media type is checked even without a body (PATCH /tokens/{id} always needs merge-patch).
@@ -47,13 +60,9 @@ export function jsonBody(limitBytes: number, types: readonly string[] = ['applic
       next();
       return;
     }
-    // A declared length over the limit is refused at once, and the connection closed after the answer: the body
-    // parser would first read the whole declared body (to keep the connection usable), which a client could make
-    // gigabytes long or never send, holding the connection until the request timeout.
-    const declared = Number(req.headers['content-length']);
-    if (req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared > limitBytes) {
-      res.setHeader('Connection', 'close');
-      next(new HttpProblemError(HTTP_PROBLEMS.payloadTooLarge, 'The request body is too large.'));
+    const tooLarge = declaredOverLimit(req, res, limitBytes);
+    if (tooLarge) {
+      next(tooLarge);
       return;
     }
     const charset = charsetOf(req);

@@ -1,8 +1,6 @@
-import { ForbiddenError, NotFoundError } from '@svc/core';
+import type { Clock, TokenRepository } from '@svc/core';
 import type { Response } from 'express';
-import type { TokenUseCases } from '../container';
 import { actorOf } from './authenticate';
-import { presentToken } from './presenters/token.presenter';
 
 /** Re-presents a kept answer before it is replayed (see idempotency.ts). */
 export type ReplayPresenter = (res: Response, kept: Buffer) => Promise<Buffer>;
@@ -13,19 +11,18 @@ type JsonObject = { [key: string]: Json };
 const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * The token data in a kept answer of a token write (POST /tokens, PATCH /tokens/{id}, POST /tokenize), as a read of
- * each token shows it at the replay: a token deleted or expired since, or one the caller may no longer read, is
- * replayed without `data`; a card past SVC_CVC_RETENTION without its cvc (decisions.md §5); a caller whose transform
- * changed gets the new one. Only `data` is ever replaced or removed, never added where the first answer had none, and
- * everything else of the answer is the kept one: when nothing changed, the replay is the first answer byte for byte.
- * Each read is the token read (GET /tokens/{id}) with its audit event, so a replay that shows plaintext is recorded
- * as a reveal like any other.
+ * The kept answer of a token write (POST /tokens, PATCH /tokens/{id}, POST /tokenize), less the token data that may
+ * no longer be shown: a token deleted or expired since (or whose id now names another token, made after it) is
+ * replayed without `data`, and a card whose cvc has been erased (SVC_CVC_RETENTION, decisions.md §5: "absent from
+ * every response" after it) without its `cvc`. Nothing is ever added or replaced: the replay is the first answer,
+ * byte for byte, unless the data it showed has gone, and then it is that answer without it. The caller's rights are
+ * not re-read here: the route's permission check runs before any replay.
  *
  * `shape` says where the tokens are: the whole answer ('token'), or, for /tokenize, each object of the answer that
  * carries `_extras.deduplicated` as a boolean (a token's answer; the caller's own objects keep their shape with every
  * primitive replaced by a token id, so none of them can carry a boolean there), not looking inside tokens' data.
  */
-export function replayTokensAsReadNow(tokens: TokenUseCases, shape: 'token' | 'bulk'): ReplayPresenter {
+export function replayWithoutGoneData(tokens: Pick<TokenRepository, 'findById'>, clock: Clock, shape: 'token' | 'bulk'): ReplayPresenter {
   return async (res, kept) => {
     const answer = JSON.parse(kept.toString('utf8')) as Json;
     const found: JsonObject[] = [];
@@ -34,20 +31,25 @@ export function replayTokensAsReadNow(tokens: TokenUseCases, shape: 'token' | 'b
     } else {
       collectBulkTokens(answer, found);
     }
-    const actor = actorOf(res);
+    const { tenantId } = actorOf(res);
+    const now = clock.now();
+    let changed = false;
     for (const token of found) {
       if (!Object.prototype.hasOwnProperty.call(token, 'data') || typeof token.id !== 'string') continue;
-      let now: Json | undefined;
-      try {
-        now = presentToken(await tokens.get.execute(actor, token.id)).data as Json | undefined;
-      } catch (error) {
-        if (!(error instanceof NotFoundError || error instanceof ForbiddenError)) throw error;
-        now = undefined;
+      const current = await tokens.findById(tenantId, token.id, now);
+      if (!current || current.createdAt.toISOString() !== token.created_at) {
+        delete token.data;
+        changed = true;
+        continue;
       }
-      if (now === undefined) delete token.data;
-      else token.data = now;
+      const data = token.data;
+      const cvcErased = current.cvcExpiresAt === undefined || current.cvcExpiresAt.getTime() <= now.getTime();
+      if (current.type === 'card' && isObject(data) && Object.prototype.hasOwnProperty.call(data, 'cvc') && cvcErased) {
+        delete data.cvc;
+        changed = true;
+      }
     }
-    return Buffer.from(JSON.stringify(answer), 'utf8');
+    return changed ? Buffer.from(JSON.stringify(answer), 'utf8') : kept;
   };
 }
 

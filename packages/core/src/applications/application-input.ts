@@ -1,3 +1,4 @@
+import { characterCount } from '../shared/text';
 import { ValidationError } from '../shared/errors';
 import type { AccessRule } from '../access/access-rule';
 import { isPermission, PERMISSIONS_BY_TYPE, type ApplicationType, type Permission } from '../access/permissions';
@@ -26,7 +27,7 @@ export function validateApplicationInput(type: ApplicationType, input: Applicati
   const errors: Record<string, string[]> = {};
   const name = input.name.trim();
   if (name.length === 0) errors.name = ['Name is required.'];
-  else if (name.length > MAX_APPLICATION_NAME) errors.name = [`Name must be at most ${MAX_APPLICATION_NAME} characters.`];
+  else if (characterCount(name) > MAX_APPLICATION_NAME) errors.name = [`Name must be at most ${MAX_APPLICATION_NAME} characters.`];
   const permissions = input.permissions ?? [];
   const rules = input.rules ?? [];
   const allowed = PERMISSIONS_BY_TYPE[type];

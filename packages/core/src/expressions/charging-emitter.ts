@@ -1,6 +1,7 @@
 import { type Context, type Emitter, toValue } from 'liquidjs';
 import { ExpressionError } from './expression-error';
 import { liquidText } from './filters/args';
+import { BYTES_OUTPUT, HmacBytes } from './hmac-bytes';
 
 /**
  * Collects rendered text like liquidjs's SimpleEmitter, and charges what it appends to the render's memory
@@ -8,16 +9,13 @@ import { liquidText } from './filters/args';
  * The first piece is free: an output that is a single value is that value, not a new string, and whatever
  * built it (a filter, or the token's own data) was bounded already.
  */
-/** Why an output of bytes (`hmac` without an encoder) is refused wherever it would be text or a value. */
-export const BYTES_OUTPUT = "An output is bytes (hmac gives bytes): pipe it into an encoder such as to_base16 or to_base64.";
-
 export class ChargingEmitter implements Emitter {
   buffer = '';
 
   constructor(private readonly memory: Context['memoryLimit']) {}
 
   write(html: unknown): void {
-    if (toValue(html) instanceof Uint8Array) throw new ExpressionError(BYTES_OUTPUT);
+    if (toValue(html) instanceof HmacBytes) throw new ExpressionError(BYTES_OUTPUT);
     const text = liquidText(html);
     if (this.buffer !== '') this.memory.use(text.length);
     this.buffer += text;
@@ -28,8 +26,24 @@ export class ChargingEmitter implements Emitter {
 export class TextOnlyEmitter extends ChargingEmitter {
   override write(html: unknown): void {
     const value: unknown = toValue(html);
+    if (value instanceof HmacBytes) throw new ExpressionError(BYTES_OUTPUT);
     if (value === null || value === undefined || typeof value === 'object') {
       throw new ExpressionError('An output renders no text (nothing, an object or a list).');
+    }
+    super.write(value);
+  }
+}
+
+/**
+ * A ChargingEmitter for one text value: an output that is an object or a list is an error, not `[object Object]` or
+ * its items run together; nil prints nothing, as in Liquid (`{{ data.a }}-{{ data.b }}` with no `b` is `x-`).
+ */
+export class SingleValueEmitter extends ChargingEmitter {
+  override write(html: unknown): void {
+    const value: unknown = toValue(html);
+    if (value instanceof HmacBytes) throw new ExpressionError(BYTES_OUTPUT);
+    if (value !== null && value !== undefined && typeof value === 'object') {
+      throw new ExpressionError('An output renders no single text value (an object or a list).');
     }
     super.write(value);
   }

@@ -1,6 +1,7 @@
 import { Context, Output, TokenKind, toValue, toValueSync, type Liquid, type Template } from 'liquidjs';
 import type { RandomSource } from '../shared/random';
-import { BYTES_OUTPUT, ChargingEmitter, TextOnlyEmitter } from './charging-emitter';
+import { ChargingEmitter, SingleValueEmitter, TextOnlyEmitter } from './charging-emitter';
+import { BYTES_OUTPUT, HmacBytes } from './hmac-bytes';
 import { createLiquid } from './create-liquid';
 import { DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './expression-limits';
 import { createFilters } from './filters';
@@ -103,8 +104,9 @@ export class ExpressionEngine {
 
   /**
    * Like {@link render}, for one value that must be text (a search index: "a single value that is not null and not
-   * empty", interface.md §4.6): an output that is nil, an object or a list (a variable that is not set, `{{ data }}`
-   * of an object, a `split`) is an error, not `` or `[object Object]` or its items run together.
+   * empty", interface.md §4.6): an output that is an object or a list (`{{ data }}` of an object, a `split`) is an
+   * error, not `[object Object]` or its items run together. A nil output prints nothing, as Liquid prints it; a value
+   * empty as a whole is the caller's to refuse.
    */
   renderSingle(field: string, template: string, scope: ExpressionScope): string {
     const parsed = this.parse(field, template);
@@ -112,7 +114,7 @@ export class ExpressionEngine {
       const plain = parsed.plainPath && plainValue(parsed.plainPath, scope.data);
       if (plain !== undefined) return plain;
       const ctx = this.context(scope, parsed);
-      const emitter = new TextOnlyEmitter(ctx.memoryLimit);
+      const emitter = new SingleValueEmitter(ctx.memoryLimit);
       toValueSync(this.liquid.renderer.renderTemplates(parsed.templates, ctx, emitter));
       return emitter.buffer;
     } catch (error) {
@@ -155,7 +157,7 @@ export class ExpressionEngine {
       // One step, as rendering it would have cost.
       ctx.renderLimit.check(0);
       const value: unknown = toValue(toValueSync(output.value.value(ctx, false)));
-      if (value instanceof Uint8Array) throw new ExpressionError(BYTES_OUTPUT);
+      if (value instanceof HmacBytes) throw new ExpressionError(BYTES_OUTPUT);
       return value === undefined ? null : value;
     } catch (error) {
       throw toValidationError(field, error, 'render');

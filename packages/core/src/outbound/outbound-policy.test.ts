@@ -28,6 +28,9 @@ describe('OutboundPolicy', () => {
       ['https:h', /host right after the two slashes/],
       ['https:\\\\h/', /host right after the two slashes/],
       ['https://\\h/', /host right after the two slashes/],
+      ['https://\t/internal.example', /host right after the two slashes/],
+      ['https://api.example.com/a\nb', /no whitespace/],
+      ['https://example.com\\@evil.com/', /no whitespace or backslash/],
     ])('refuses %s', (url, reason) => {
       expect(refusedReason(strict, url)).toMatch(reason);
     });

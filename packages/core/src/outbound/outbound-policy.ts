@@ -65,10 +65,12 @@ export class OutboundPolicy {
       return { allowed: false, reason: 'must be an absolute URL' };
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return { allowed: false, reason: 'must be an https URL' };
-    // As written, not only as parsed: WHATWG parsing reads `https:///h`, `https:/h`, `https:h` and `https:\\h` as host
-    // `h`, so a URL that reads as hostless (or with a backslash) would be kept as typed and sent somewhere else.
-    if (typeof input === 'string' && !/^https?:\/\/[^/\\?#@]/i.test(input.trim())) {
-      return { allowed: false, reason: 'must be written scheme://host/… with the host right after the two slashes' };
+    // As written, not only as parsed: WHATWG parsing reads `https:///h`, `https:/h`, `https:h`, `https:\\h` and
+    // `https://<tab>/h` as host `h` (it drops tabs and line breaks, and reads a backslash as a slash), so such a URL
+    // would be kept as typed and sent somewhere else. The host must follow `//` at once, and no whitespace or
+    // backslash may appear anywhere (a valid URL has them percent-encoded).
+    if (typeof input === 'string' && (!/^https?:\/\/[A-Za-z0-9[\u0080-\uffff]/i.test(input.trim()) || /[\s\\]/.test(input.trim()))) {
+      return { allowed: false, reason: 'must be written scheme://host/… with the host right after the two slashes, and no whitespace or backslash' };
     }
     if (url.username !== '' || url.password !== '') return { allowed: false, reason: 'must not carry credentials' };
     const host = url.hostname.replace(/^\[|\]$/g, '');

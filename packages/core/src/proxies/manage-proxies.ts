@@ -1,3 +1,4 @@
+import { characterCount } from '../shared/text';
 import type { ApplicationRepository } from '../applications/application.repository';
 import { isApplicationExpired } from '../applications/application';
 import { type Audit, auditOf } from '../audit/audit';
@@ -99,7 +100,7 @@ async function checkSettings(deps: ProxyDeps, actor: Actor, s: ProxySettingsDraf
   const errors: Record<string, string[]> = {};
   const name = s.name?.trim() ?? '';
   if (name.length === 0) errors.name = ['Name is required.'];
-  else if (name.length > MAX_PROXY_NAME) errors.name = [`Name must be at most ${MAX_PROXY_NAME} characters.`];
+  else if (characterCount(name) > MAX_PROXY_NAME) errors.name = [`Name must be at most ${MAX_PROXY_NAME} characters.`];
   const url = s.destinationUrl?.trim() ?? '';
   if (url.length === 0) errors.destination_url = ['Destination url is required.'];
   else if (url.length > MAX_PROXY_URL) errors.destination_url = [`Destination url must be at most ${MAX_PROXY_URL} characters.`];

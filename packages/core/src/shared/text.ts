@@ -13,3 +13,13 @@ export function isWellFormedText(text: string): boolean {
 export function toWellFormedText(text: string): string {
   return text.replace(/\p{Surrogate}/gu, '\uFFFD');
 }
+
+/**
+ * How many characters a text has, as people count them and as the spec's limits mean them ("max length 200"): code
+ * points, so an emoji (two UTF-16 units) counts once, as it does in the UTF-8 the stores keep.
+ */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}

@@ -1,3 +1,4 @@
+import { characterCount } from '../shared/text';
 import type { Clock } from '../shared/clock';
 import type { IdGenerator } from '../shared/ids';
 import { ValidationError } from '../shared/errors';
@@ -39,7 +40,7 @@ export class CreateTenant {
 
   async execute(input: CreateTenantInput): Promise<ProvisionedTenant> {
     const name = input.name.trim();
-    if (name.length === 0 || name.length > 200) throw ValidationError.field('name', 'Name must be 1 to 200 characters.');
+    if (name.length === 0 || characterCount(name) > 200) throw ValidationError.field('name', 'Name must be 1 to 200 characters.');
     const email = normalizeEmail('owner_email', input.ownerEmail);
     const now = this.deps.clock.now();
     const user = await this.findOrCreateUser(email, now);

@@ -1,3 +1,4 @@
+import { characterCount } from '../shared/text';
 import type { WebhookDelivery, WebhookDeliveryRepository } from './webhook-delivery';
 import { type Audit, auditOf } from '../audit/audit';
 import { factsAbout } from '../audit/audit-effects';
@@ -85,7 +86,7 @@ export async function validateWebhookInput(deps: Pick<WebhookDeps, 'policy' | 'r
   const errors: Record<string, string[]> = {};
   const name = input.name.trim();
   if (name.length === 0) errors.name = ['Name is required.'];
-  else if (name.length > MAX_WEBHOOK_NAME) errors.name = [`Name must be at most ${MAX_WEBHOOK_NAME} characters.`];
+  else if (characterCount(name) > MAX_WEBHOOK_NAME) errors.name = [`Name must be at most ${MAX_WEBHOOK_NAME} characters.`];
   const url = input.url.trim();
   if (url.length === 0) errors.url = ['Url is required.'];
   else if (url.length > MAX_WEBHOOK_URL) errors.url = [`Url must be at most ${MAX_WEBHOOK_URL} characters.`];

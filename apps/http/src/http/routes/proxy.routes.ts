@@ -23,6 +23,7 @@ import { presentProxy } from '../presenters/proxy.presenter';
 import { sendJson } from '../respond';
 import { listProxiesQuery, type ProxyBody, proxySchema, type TransformBody } from '../schemas/proxy.schemas';
 import { validate } from '../validate';
+import { declaredOverLimit } from '../json-body';
 import { HTTP_PROBLEMS, HttpProblemError } from '../problem';
 
 export interface ProxyUseCases {
@@ -289,7 +290,12 @@ export function proxyRoutes(router: IRouter, auth: RequestHandler, useCases: Pro
     // The authentication middleware is async: its failure must reach Express through this handler's promise.
     await (auth(req, res, next) as unknown as Promise<void> | undefined);
   };
-  const raw = express.raw({ limit: bodyLimitBytes, type: () => true, inflate: false });
+  const parseRaw = express.raw({ limit: bodyLimitBytes, type: () => true, inflate: false });
+  const raw = (req: Request, res: Response, next: NextFunction): void => {
+    const tooLarge = declaredOverLimit(req, res, bodyLimitBytes);
+    if (tooLarge) next(tooLarge);
+    else parseRaw(req, res, next);
+  };
   const handler = async (req: Request, res: Response) => {
     const proxyTarget = res.locals.proxyTarget as ProxyTarget | undefined;
     if (proxyTarget === undefined) throw ValidationError.field('SVC-PROXY-URL', 'Name the destination in SVC-PROXY-URL, or a pre-configured proxy in SVC-PROXY-KEY.');

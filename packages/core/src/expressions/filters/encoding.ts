@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { ExpressionError } from '../expression-error';
+import { HmacBytes } from '../hmac-bytes';
 import { requiredText } from './args';
 import { charge, type FilterSet, type FilterThis } from './filter-set';
 
@@ -20,7 +21,7 @@ function algorithmOf(name: unknown): string | undefined {
 }
 
 function bytesOf(filter: string, value: unknown): Buffer {
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (value instanceof HmacBytes) return value.bytes;
   return Buffer.from(requiredText(filter, value), 'utf8');
 }
 
@@ -28,14 +29,14 @@ function bytesOf(filter: string, value: unknown): Buffer {
  * `hmac: algorithm, key`. With a single argument that is not an algorithm name, it is the key and the
  * algorithm is sha-256; a lone algorithm name is an error rather than a hash keyed with its own name.
  */
-function hmac(this: FilterThis, value: unknown, first?: unknown, second?: unknown): Buffer {
+function hmac(this: FilterThis, value: unknown, first?: unknown, second?: unknown): HmacBytes {
   const [algorithmName, key] = second === undefined && algorithmOf(first) === undefined ? [DEFAULT_ALGORITHM, first] : [first, second];
   const algorithm = algorithmOf(algorithmName);
   if (!algorithm) throw new ExpressionError('hmac: algorithm must be one of sha-1, sha-256, sha-512.');
   if (typeof key !== 'string' || key === '') throw new ExpressionError('hmac: key is required and must be a non-empty string.');
   const data = bytesOf('hmac', value);
   charge(this, data.length);
-  return createHmac(algorithm, key).update(data).digest();
+  return new HmacBytes(createHmac(algorithm, key).update(data).digest());
 }
 
 function encoder(filter: string, encode: (bytes: Buffer) => string) {
