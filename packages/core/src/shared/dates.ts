@@ -4,7 +4,8 @@ const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[
 
 /** Parses a strict ISO 8601 date or date-time (no offset means UTC). Returns undefined when invalid. */
 export function parseIsoDate(value: string): Date | undefined {
-  const text = value.trim();
+  // An offset of hours alone (`+01`, ISO 8601's ±hh) is the same offset with `:00`.
+  const text = value.trim().replace(/([T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?[+-]\d{2})$/i, '$1:00');
   if (!ISO.test(text)) return undefined;
   const [datePart] = text.split(/[T ]/i);
   const [y, m, d] = datePart!.split('-').map(Number) as [number, number, number];
