@@ -72,6 +72,7 @@ describe('applications over HTTP', () => {
 
     it.each([
       ['a name over 200 characters', { ...privateApp, name: 'x'.repeat(201) }, 'name'],
+      ['an empty expires_at', { ...privateApp, expires_at: '' }, 'expires_at'],
       ['a missing name', { type: 'private', permissions: ['token:read'] }, 'name'],
       ['an unknown type', { ...privateApp, type: 'admin' }, 'type'],
       ['empty permissions and rules', { name: 'x', type: 'private', permissions: [], rules: [] }, 'permissions'],

@@ -63,7 +63,8 @@ export class CreateApplication {
     }
     const now = this.deps.clock.now();
     const valid = validateApplicationInput(input.type, input);
-    const expiresAt = input.expiresAt ? futureDate('expires_at', input.expiresAt, now) : undefined;
+    // Absent or null: no expiry. Any string, the empty one included, must be a future date (as on tokens and sessions).
+    const expiresAt = input.expiresAt === undefined || input.expiresAt === null ? undefined : futureDate('expires_at', input.expiresAt, now);
     const application: Application = {
       id: this.deps.ids.next(),
       tenantId,
