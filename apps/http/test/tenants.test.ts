@@ -49,6 +49,8 @@ describe('members and invitations over HTTP', () => {
 
     const members = await api.get(`/tenants/self/members?user_id=${member.body.user.id}`).expect(200);
     expect(members.body.data.map((m: { id: string }) => m.id)).toEqual([member.body.id]);
+    const upper = await api.get(`/tenants/self/members?user_id=${String(member.body.user.id).toUpperCase()}`).expect(200);
+    expect(upper.body.data.map((m: { id: string }) => m.id)).toEqual([member.body.id]);
     await invite('grace@example.com').expect(409);
     await api.delete(`/tenants/self/members/${member.body.id}`).expect(204);
     expect((await api.get('/tenants/self/members').expect(200)).body.pagination.total_items).toBe(1);

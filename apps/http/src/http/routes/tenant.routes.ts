@@ -44,7 +44,8 @@ export function tenantRoutes(router: IRouter, auth: RequestHandler, useCases: Te
 
   router.get('/tenants/self/members', auth, requires('tenant:member:read'), async (req, res) => {
     const query = validate(listMembersQuery, req.query);
-    const page = await useCases.listMembers.execute(actorOf(res), { userIds: query.user_id, page: query.page, size: query.size });
+    // Ids are stored lower-cased: an id in capitals names the same user (as on /applications?id=).
+    const page = await useCases.listMembers.execute(actorOf(res), { userIds: query.user_id?.map((id) => id.toLowerCase()), page: query.page, size: query.size });
     sendJson(res, 200, presentPage(page, ({ member, user }) => presentMember(member, user)));
   });
 
