@@ -93,6 +93,28 @@ describe('sessions over HTTP', () => {
     });
   });
 
+  it('reads a container condition as containers are written: equals "/PCI" names /pci/, starts_with is a lower-cased prefix', async () => {
+    const card = (await backend.post('/tokens').send({ type: 'card_number', data: '4242424242424242' }).expect(201)).body.id as string;
+    for (const condition of [
+      { attribute: 'container', operator: 'equals', value: '/PCI/HIGH' },
+      { attribute: 'container', operator: 'equals', value: 'pci/high/' },
+      { attribute: 'container', operator: 'starts_with', value: '/PCI' },
+    ]) {
+      const session = await openSession();
+      await backend
+        .post('/sessions/authorize')
+        .send({ nonce: session.nonce, rules: [{ priority: 1, conditions: [condition], transform: 'reveal', permissions: ['token:read'] }] })
+        .expect(200);
+      expect((await as(h.app, session.session_key).get(`/tokens/${card}`).expect(200)).body.data).toBe('4242424242424242');
+    }
+    const session = await openSession();
+    const bad = await backend
+      .post('/sessions/authorize')
+      .send({ nonce: session.nonce, rules: [{ priority: 1, conditions: [{ attribute: 'container', operator: 'equals', value: '/a b/' }], transform: 'reveal', permissions: ['token:read'] }] })
+      .expect(400);
+    expect(Object.keys(bad.body.errors)).toEqual(['rules[0].conditions[0].value']);
+  });
+
   it('grants plain permissions, and records the public application on tokens the session creates', async () => {
     const session = await openSession();
     await backend.post('/sessions/authorize').send({ nonce: session.nonce, permissions: ['token:create'] }).expect(200);

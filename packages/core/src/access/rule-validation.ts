@@ -87,6 +87,15 @@ function ruleConditions(input: RuleInput, at: string, errors: Errors): Condition
     if (!(CONDITION_ATTRIBUTES as readonly string[]).includes(c.attribute)) add(errors, `${cat}.attribute`, 'Attribute must be id or container.');
     if (!(CONDITION_OPERATORS as readonly string[]).includes(c.operator)) add(errors, `${cat}.operator`, 'Operator must be equals or starts_with.');
     if (c.value.length === 0) add(errors, `${cat}.value`, 'A condition needs a value.');
-    return c as Condition;
+    if (c.attribute !== 'container' || c.value.length === 0) return c as Condition;
+    // Containers are stored lower-cased with slashes at both ends: a container condition is read the same way, so
+    // `equals "/PCI"` names the container `/pci/`, as an application rule's `/PCI` does. `starts_with` keeps its prefix
+    // as written but lower-cased (`/pci` still matches `/pci-archive/`, as a prefix does).
+    if (c.operator === 'equals') {
+      const container = normalizeContainer(c.value);
+      if (container === undefined) add(errors, `${cat}.value`, 'A container is /-separated segments of letters, digits, _ and -.');
+      return { ...c, value: container ?? c.value } as Condition;
+    }
+    return { ...c, value: c.value.toLowerCase() } as Condition;
   });
 }
