@@ -173,6 +173,21 @@ describe('tokens over HTTP', () => {
       expect(await masked({ type: 'card', data })).toEqual({ number: 'XXXXXXXXXXXX4242', expiration_month: 12, expiration_year: 2030 });
     });
 
+    it("never shows a card's cvc through a mask of its own, whatever the mask reads", async () => {
+      const data = { number: '4242424242424242', expiration_month: 12, expiration_year: 2030, cvc: '987' };
+      const reader = as(h.app, await privateKey(h, 'token:read'));
+      let read = 0;
+      for (const mask of [{ number: "{{ data | json: '$.cvc' }}" }, '{{ data.cvc }}', { all: '{{ data | json }}' }, '{{ data | stringify }}']) {
+        // Refused at create (the mask checked against the data), or made: then its reads never hold the cvc.
+        const created = await reveal.post('/tokens').send({ type: 'card', data, mask });
+        expect([201, 400]).toContain(created.status);
+        if (created.status !== 201) continue;
+        read++;
+        expect((await reader.get(`/tokens/${created.body.id}`).expect(200)).text).not.toContain('987');
+      }
+      expect(read).toBeGreaterThan(0);
+    });
+
     it('masks a bank account by default', async () => {
       expect(await masked({ type: 'bank', data: { routing_number: '021000021', account_number: '1234567890' } })).toEqual({
         routing_number: '021000021',

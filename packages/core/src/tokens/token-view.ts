@@ -72,7 +72,8 @@ export function viewToken(engine: ExpressionEngine, token: Token, transform: Tra
   if (transform === 'reveal') return { token, data, hasData: true };
   if (token.mask === undefined || token.mask === null) return { token, hasData: false };
   try {
-    return { token, data: evaluateMask(engine, token.mask, data), hasData: true };
+    // A card's mask never shows its cvc (decisions.md §5), whatever its expressions read (`{{ data | json: '$.cvc' }}`).
+    return { token, data: evaluateMask(engine, token.mask, withoutCvc(token.type, data)), hasData: true };
   } catch {
     // A mask that cannot be evaluated on this data hides it rather than failing the read.
     return { token, hasData: false };
