@@ -1,6 +1,6 @@
 import { Context, Output, TokenKind, toValue, toValueSync, type Liquid, type Template } from 'liquidjs';
 import type { RandomSource } from '../shared/random';
-import { ChargingEmitter, SingleValueEmitter, TextOnlyEmitter } from './charging-emitter';
+import { ChargingEmitter, type Outputs } from './charging-emitter';
 import { BYTES_OUTPUT, HmacBytes } from './hmac-bytes';
 import { createLiquid } from './create-liquid';
 import { DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './expression-limits';
@@ -91,12 +91,7 @@ export class ExpressionEngine {
   render(field: string, template: string, scope: ExpressionScope, budget?: WorkBudget): string {
     const parsed = this.parse(field, template);
     try {
-      const plain = parsed.plainPath && plainValue(parsed.plainPath, scope.data);
-      if (plain !== undefined) return plain;
-      const ctx = this.context(scope, parsed, budget);
-      const emitter = new ChargingEmitter(ctx.memoryLimit);
-      toValueSync(this.liquid.renderer.renderTemplates(parsed.templates, ctx, emitter));
-      return emitter.buffer;
+      return this.plain(parsed, scope) ?? this.emit(parsed, scope, 'any', budget);
     } catch (error) {
       throw toValidationError(field, error, 'render');
     }
@@ -111,12 +106,7 @@ export class ExpressionEngine {
   renderSingle(field: string, template: string, scope: ExpressionScope): string {
     const parsed = this.parse(field, template);
     try {
-      const plain = parsed.plainPath && plainValue(parsed.plainPath, scope.data);
-      if (plain !== undefined) return plain;
-      const ctx = this.context(scope, parsed);
-      const emitter = new SingleValueEmitter(ctx.memoryLimit);
-      toValueSync(this.liquid.renderer.renderTemplates(parsed.templates, ctx, emitter));
-      return emitter.buffer;
+      return this.plain(parsed, scope) ?? this.emit(parsed, scope, 'single');
     } catch (error) {
       throw toValidationError(field, error, 'render');
     }
@@ -131,10 +121,7 @@ export class ExpressionEngine {
   renderText(field: string, template: string, scope: ExpressionScope): string {
     const parsed = this.parse(field, template);
     try {
-      const ctx = this.context(scope, parsed, undefined, true);
-      const emitter = new TextOnlyEmitter(ctx.memoryLimit);
-      toValueSync(this.liquid.renderer.renderTemplates(parsed.templates, ctx, emitter));
-      return emitter.buffer;
+      return this.emit(parsed, scope, 'text', undefined, true);
     } catch (error) {
       if (causes(error).some((e) => (e as { name?: unknown }).name === 'InternalUndefinedVariableError')) {
         throw ValidationError.field(field, 'Names a variable or member that is not set (a configuration key that is not set?).');
@@ -179,6 +166,19 @@ export class ExpressionEngine {
     }
     this.parsed.set(template, parsed);
     return parsed;
+  }
+
+  /** The string a plain `{{ data.a.b }}` names, read without Liquid; undefined when the template is more than that. */
+  private plain(parsed: Parsed, scope: ExpressionScope): string | undefined {
+    return parsed.plainPath && plainValue(parsed.plainPath, scope.data);
+  }
+
+  /** Renders a parsed template into an emitter taking `outputs` (see charging-emitter.ts); returns its text. */
+  private emit(parsed: Parsed, scope: ExpressionScope, outputs: Outputs, budget?: WorkBudget, strictVariables = false): string {
+    const ctx = this.context(scope, parsed, budget, strictVariables);
+    const emitter = new ChargingEmitter(ctx.memoryLimit, outputs);
+    toValueSync(this.liquid.renderer.renderTemplates(parsed.templates, ctx, emitter));
+    return emitter.buffer;
   }
 
   /** A render context whose step meter is a WorkBudget (liquidjs's default is a wall-clock deadline). */
