@@ -36,7 +36,8 @@ import type { Metrics } from '../metrics';
 export function createApp(container: DependencyContainer): Express {
   const config = container.resolve<Config>(TOKENS.Config);
   const logger = container.resolve<Logger>(TOKENS.Logger);
-  const edgeAudit = new EdgeAudit(container.resolve<Audit>(TOKENS.Audit), container.resolve<Clock>(TOKENS.Clock));
+  const clock = container.resolve<Clock>(TOKENS.Clock);
+  const edgeAudit = new EdgeAudit(container.resolve<Audit>(TOKENS.Audit), clock);
   const auth = authenticate(container.resolve<Authenticate>(TOKENS.Authenticate), edgeAudit);
   // Every authenticated POST, PUT and PATCH reads its body through one of these two: idempotency keys hang on them.
   const requests = container.resolve<IdempotentRequests>(TOKENS.IdempotentRequests);
@@ -60,7 +61,6 @@ export function createApp(container: DependencyContainer): Express {
   const tokenUseCases = container.resolve<TokenUseCases>(TOKENS.TokenUseCases);
   // Token writes: a replay leaves out token data that has gone since (replay-tokens.ts).
   const storedTokens = container.resolve<Store>(TOKENS.Store).tokens;
-  const clock = container.resolve<Clock>(TOKENS.Clock);
   const withoutGone = replayWithoutGoneData(storedTokens, clock, 'token');
   const tokenJson = idempotent(requests, jsonBody(config.bodyLimitBytes), logger, 'answer', withoutGone);
   const mergePatchJson = idempotent(requests, jsonBody(config.bodyLimitBytes, ['application/merge-patch+json'], true), logger, 'answer', withoutGone);
@@ -71,7 +71,7 @@ export function createApp(container: DependencyContainer): Express {
   tokenIntentRoutes(app, auth, container.resolve<TokenIntentUseCases>(TOKENS.TokenIntentUseCases), json);
   applicationRoutes(app, auth, container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json);
   sessionRoutes(app, auth, container.resolve<SessionUseCases>(TOKENS.SessionUseCases), json);
-  tenantRoutes(app, auth, container.resolve<TenantUseCases>(TOKENS.TenantUseCases), json, container.resolve<Clock>(TOKENS.Clock));
+  tenantRoutes(app, auth, container.resolve<TenantUseCases>(TOKENS.TenantUseCases), json, clock);
   acceptRoutes(app, container.resolve<AcceptInvitation>(TOKENS.AcceptInvitation), config.bodyLimitBytes);
   permissionRoutes(app, auth);
   webhookRoutes(app, auth, container.resolve<WebhookUseCases>(TOKENS.WebhookUseCases), json);

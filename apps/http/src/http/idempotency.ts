@@ -17,8 +17,8 @@ const KEPT_HEADERS = ['content-type', 'location'];
  * it goes out, so a retry that follows it always finds it; any other answer releases the key. A closed connection
  * changes nothing: the answer the handler still makes decides.
  *
- * Routes whose answers show token data (token creates and updates) pass `present`, which shows that data as it may be
- * read at the replay (replay-tokens.ts): a token deleted since, or a cvc past its retention, is not replayed.
+ * Routes whose answers show token data (token creates and updates) pass `present`, which leaves out of the kept answer
+ * the data that has gone since (replay-tokens.ts): a token deleted since, or a cvc past its retention.
  *
  * Routes that only read (detokenize, the searches) pass `keptAs` 'digest': their answer is kept as a digest, and a
  * retry runs again (with the caller's rights and the tokens as they are then, audited as any read); it is marked

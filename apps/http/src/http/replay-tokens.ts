@@ -35,7 +35,7 @@ export function replayWithoutGoneData(tokens: Pick<TokenRepository, 'findById'>,
     const now = clock.now();
     let changed = false;
     for (const token of found) {
-      if (!Object.prototype.hasOwnProperty.call(token, 'data') || typeof token.id !== 'string') continue;
+      if (!Object.hasOwn(token, 'data') || typeof token.id !== 'string') continue;
       const current = await tokens.findById(tenantId, token.id, now);
       if (!current || current.createdAt.toISOString() !== token.created_at) {
         delete token.data;
@@ -44,7 +44,7 @@ export function replayWithoutGoneData(tokens: Pick<TokenRepository, 'findById'>,
       }
       const data = token.data;
       const cvcErased = current.cvcExpiresAt === undefined || current.cvcExpiresAt.getTime() <= now.getTime();
-      if (current.type === 'card' && isObject(data) && Object.prototype.hasOwnProperty.call(data, 'cvc') && cvcErased) {
+      if (current.type === 'card' && isObject(data) && Object.hasOwn(data, 'cvc') && cvcErased) {
         delete data.cvc;
         changed = true;
       }

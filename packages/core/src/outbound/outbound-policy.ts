@@ -69,7 +69,8 @@ export class OutboundPolicy {
     // `https://<tab>/h` as host `h` (it drops tabs and line breaks, and reads a backslash as a slash), so such a URL
     // would be kept as typed and sent somewhere else. The host must follow `//` at once, and no whitespace or
     // backslash may appear anywhere (a valid URL has them percent-encoded).
-    if (typeof input === 'string' && (!/^https?:\/\/[A-Za-z0-9[\u0080-\uffff]/i.test(input.trim()) || /[\s\\]/.test(input.trim()))) {
+    const written = typeof input === 'string' ? input.trim() : undefined;
+    if (written !== undefined && (!/^https?:\/\/[A-Za-z0-9[\u0080-\uffff]/i.test(written) || /[\s\\]/.test(written))) {
       return { allowed: false, reason: 'must be written scheme://host/… with the host right after the two slashes, and no whitespace or backslash' };
     }
     if (url.username !== '' || url.password !== '') return { allowed: false, reason: 'must not carry credentials' };

@@ -12,7 +12,8 @@ const FORBIDDEN = /[#/\\+?[\]|&=%<>{}^\u0000-\u001f\u007f]/;
  * stores keep text as UTF-8, so such an id would come back changed and no longer match its ciphertext's binding.
  */
 export function validateTokenId(id: string, field = 'id'): string {
-  if (characterCount(id) < 3 || characterCount(id) > 400) throw ValidationError.field(field, 'The id must be 3 to 400 characters.');
+  const length = characterCount(id);
+  if (length < 3 || length > 400) throw ValidationError.field(field, 'The id must be 3 to 400 characters.');
   if (FORBIDDEN.test(id)) throw ValidationError.field(field, 'The id may not contain # / \\ + ? [ ] | & = % < > { } ^ or control characters.');
   if (!isWellFormedText(id)) throw ValidationError.field(field, 'The id must be well-formed Unicode text (no lone surrogates).');
   // A detokenization expression names a token as `{{ <id> }}`, trimmed, and reads `{{ token: <id> }}` as the whole
