@@ -29,10 +29,10 @@ export class InMemoryStore implements Store {
   readonly applications = new InMemoryApplicationRepository(this.effects);
   readonly system = new InMemorySystemRepository();
   readonly dataKeys = new InMemoryDataKeyRepository();
-  readonly tokens = new InMemoryTokenRepository(this.effects);
+  readonly tokenIntents = new InMemoryTokenIntentRepository(this.effects);
+  readonly tokens = new InMemoryTokenRepository(this.effects, this.tokenIntents);
   readonly sessions = new InMemorySessionRepository(this.effects);
   readonly invitations = new InMemoryInvitationRepository(this.effects);
-  readonly tokenIntents = new InMemoryTokenIntentRepository(this.effects);
   readonly idempotency = new InMemoryIdempotencyRepository();
   readonly webhooks: InMemoryWebhookRepository = new InMemoryWebhookRepository(this.effects, this.webhookDeliveries);
   readonly proxies = new InMemoryProxyRepository(this.effects);

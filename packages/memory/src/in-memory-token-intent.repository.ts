@@ -29,6 +29,16 @@ export class InMemoryTokenIntentRepository implements TokenIntentRepository {
     return intent;
   }
 
+  /** Whether the intent is live at `now`; with {@link useUp}, how a token create uses one up in its own turn. */
+  isLive(tenantId: string, id: string, now: Date): boolean {
+    return this.live(tenantId, id, now) !== undefined;
+  }
+
+  /** Removes the intent, live or not, without yielding (a token create's step, after {@link isLive}). */
+  useUp(tenantId: string, id: string): void {
+    this.intents.delete(keyOf(tenantId, id));
+  }
+
   async deleteExpired(now: Date): Promise<number> {
     let count = 0;
     for (const [key, intent] of this.intents) {

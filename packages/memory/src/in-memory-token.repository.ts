@@ -1,7 +1,9 @@
 import type { WriteEffects } from '@svc/core';
 import type { InMemoryEffects } from './in-memory-effects';
+import type { InMemoryTokenIntentRepository } from './in-memory-token-intent.repository';
 import type {
   CreateManyOutcome,
+  CreateTokenOptions,
   CreateTokenOutcome,
   DataKeyRepository,
   Page,
@@ -9,6 +11,7 @@ import type {
   StoredToken,
   TokenQuery,
   TokenRepository,
+  TokenStored,
   TokenToCreate,
   UpdateTokenOutcome,
   WrappedDataKey,
@@ -26,27 +29,44 @@ const unchangedSince = (stored: StoredToken, read: StoredToken): boolean =>
 export class InMemoryTokenRepository implements TokenRepository {
   private readonly tokens = new Map<string, StoredToken>();
 
-  constructor(private readonly effects?: InMemoryEffects) {}
+  /** `intents`: where the intents a create names are used up (without it, a create naming one is `intent_gone`). */
+  constructor(
+    private readonly effects?: InMemoryEffects,
+    private readonly intents?: InMemoryTokenIntentRepository,
+  ) {}
 
-  async create(token: StoredToken, options: { deduplicate: boolean; now: Date; effects?: WriteEffects | undefined }): Promise<CreateTokenOutcome> {
+  async create(token: StoredToken, options: CreateTokenOptions): Promise<CreateTokenOutcome> {
+    const { intentId, now } = options;
+    if (intentId !== undefined && !this.intents?.isLive(token.tenantId, intentId, now)) return { status: 'intent_gone' };
+    let outcome: CreateTokenOutcome | undefined;
     if (options.deduplicate) {
-      const existing = this.oldestWithFingerprint(token, options.now);
-      if (existing) return { status: 'existing', token: existing };
+      const existing = this.oldestWithFingerprint(token, now);
+      if (existing) outcome = { status: 'existing', token: existing };
     }
-    const key = keyOf(token.tenantId, token.id);
-    const current = this.tokens.get(key);
-    if (current && !isTokenExpired(current, options.now)) return { status: 'duplicate_id' };
-    this.tokens.set(key, token);
-    this.effects?.write(options.effects);
-    return { status: 'created' };
+    if (!outcome) {
+      const key = keyOf(token.tenantId, token.id);
+      const current = this.tokens.get(key);
+      if (current && !isTokenExpired(current, now)) return { status: 'duplicate_id' };
+      this.tokens.set(key, token);
+      this.effects?.write(options.effects);
+      outcome = { status: 'created' };
+    }
+    if (intentId !== undefined) this.intents?.useUp(token.tenantId, intentId);
+    return outcome;
   }
 
-  /** Checks every id first, then stores: nothing is written unless everything can be, all in one turn. */
+  /** Checks every id and intent first, then stores: nothing is written unless everything can be, all in one turn. */
   async createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
     const taken = new Set<string>();
+    const usedUp = new Set<string>();
     const created: TokenToCreate[] = [];
-    const outcomes: Array<Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>> = [];
-    for (const [index, { token, deduplicate }] of tokens.entries()) {
+    const outcomes: TokenStored[] = [];
+    for (const [index, { token, deduplicate, intentId }] of tokens.entries()) {
+      if (intentId !== undefined) {
+        const key = keyOf(token.tenantId, intentId);
+        if (usedUp.has(key) || !this.intents?.isLive(token.tenantId, intentId, now)) return { status: 'intent_gone', index };
+        usedUp.add(key);
+      }
       if (deduplicate) {
         const found =
           this.oldestWithFingerprint(token, now) ??
@@ -67,6 +87,7 @@ export class InMemoryTokenRepository implements TokenRepository {
       this.tokens.set(keyOf(token.tenantId, token.id), token);
       this.effects?.write(effects);
     }
+    for (const { token, intentId } of tokens) if (intentId !== undefined) this.intents?.useUp(token.tenantId, intentId);
     return { status: 'created', outcomes };
   }
 

@@ -74,7 +74,7 @@ export class MongoStore implements Store {
     this.applications = new MongoApplicationRepository(c.applications, effects);
     this.system = new MongoSystemRepository(c.systemFlags);
     this.dataKeys = new MongoDataKeyRepository(c.dataKeys);
-    this.tokens = new MongoTokenRepository(c.tokens, client, effects);
+    this.tokens = new MongoTokenRepository(c.tokens, client, effects, c.tokenIntents);
     this.sessions = new MongoSessionRepository(c.sessions, effects);
     this.invitations = new MongoInvitationRepository(c.invitations, effects);
     this.tokenIntents = new MongoTokenIntentRepository(c.tokenIntents, effects);

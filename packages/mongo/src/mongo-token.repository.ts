@@ -1,6 +1,7 @@
 import type { ClientSession, Collection, Filter, MongoClient } from 'mongodb';
 import type {
   CreateManyOutcome,
+  CreateTokenOptions,
   CreateTokenOutcome,
   KeysetPage,
   KeysetRequest,
@@ -9,6 +10,7 @@ import type {
   StoredToken,
   TokenQuery,
   TokenRepository,
+  TokenStored,
   TokenToCreate,
   UpdateTokenOutcome,
   WriteEffects,
@@ -19,6 +21,7 @@ import { type EffectWrites, mergeEffects, whenTrue } from './effect-writes';
 import { isDuplicateKeyError } from './mongo-errors';
 import { findPage } from './paginate';
 import { atVersion, fromTokenDocument, type TokenDocument, toTokenDocument } from './token-document';
+import type { TokenIntentDocument } from './token-intent-document';
 import { liveTokenFilter, TOKEN_ORDER, tokenKeysetFilter, tokenSearchFilter } from './token-query-filter';
 
 /** Inserts that lost to concurrent changes are retried this many times before the create gives up. */
@@ -36,6 +39,13 @@ class DuplicateIdInBatch extends Error {
   }
 }
 
+/** Thrown inside a transaction to abort it when a token's intent is not live; never leaves the repository. */
+class IntentGoneInBatch extends Error {
+  constructor(readonly index: number) {
+    super('token intent gone in a bulk create');
+  }
+}
+
 /**
  * Tokens in MongoDB: one document per token, with the sealed data, the blind-index hashes and the lower-cased
  * metadata pairs, so a search is one indexed query. Every single-token write is a single-document operation, atomic
@@ -48,20 +58,21 @@ export class MongoTokenRepository implements TokenRepository {
     private readonly tokens: Collection<TokenDocument>,
     private readonly client: MongoClient,
     private readonly effects: EffectWrites,
+    private readonly intents: Collection<TokenIntentDocument>,
   ) {}
 
   /**
    * The insert is the atomic step: the unique `{ tenant_id, id }` index refuses a duplicate id, and with
    * deduplication the unique claim index refuses a second token of the same tenant, type and fingerprint. A refused
    * insert looks at what is stored: a live token wins (returned, or a duplicate id), an expired one is released and
-   * the insert tried again. With effects, the create is a `createMany` of one: the same steps in a transaction that
-   * stores the effects when the token is created.
+   * the insert tried again. With effects or an intent to use up, the create is a `createMany` of one: the same steps
+   * in a transaction that stores the effects when the token is created, and deletes the intent.
    */
-  async create(token: StoredToken, options: { deduplicate: boolean; now: Date; effects?: WriteEffects | undefined }): Promise<CreateTokenOutcome> {
-    const { deduplicate, now, effects } = options;
-    if (hasEffects(effects)) {
-      const outcome = await this.createMany([{ token, deduplicate, effects }], now);
-      return outcome.status === 'created' ? outcome.outcomes[0]! : { status: 'duplicate_id' };
+  async create(token: StoredToken, options: CreateTokenOptions): Promise<CreateTokenOutcome> {
+    const { deduplicate, now, effects, intentId } = options;
+    if (hasEffects(effects) || intentId !== undefined) {
+      const outcome = await this.createMany([{ token, deduplicate, effects, intentId }], now);
+      return outcome.status === 'created' ? outcome.outcomes[0]! : { status: outcome.status };
     }
     const doc = toTokenDocument(token, { dedupClaim: deduplicate });
     for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
@@ -93,7 +104,8 @@ export class MongoTokenRepository implements TokenRepository {
    * Reads in the transaction see its own inserts (a later token deduplicates to an earlier one). A write conflict
    * with a concurrent transaction is retried by the driver; an insert refused by a unique index (a concurrent
    * commit the snapshot did not show) retries the whole transaction. The effects of the tokens created (not of those
-   * deduplicated) are stored at the end of the same transaction.
+   * deduplicated) are stored at the end of the same transaction. A token's intent is deleted first, in the
+   * transaction: a concurrent transaction deleting it too is a write conflict, and the retry finds it gone.
    */
   async createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
     for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
@@ -101,6 +113,7 @@ export class MongoTokenRepository implements TokenRepository {
         return await this.client.withSession((session) => session.withTransaction(() => this.createAllIn(session, tokens, now)));
       } catch (error) {
         if (error instanceof DuplicateIdInBatch) return { status: 'duplicate_id', index: error.index };
+        if (error instanceof IntentGoneInBatch) return { status: 'intent_gone', index: error.index };
         if (!isDuplicateKeyError(error)) throw error;
       }
     }
@@ -108,9 +121,13 @@ export class MongoTokenRepository implements TokenRepository {
   }
 
   private async createAllIn(session: ClientSession, tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
-    const outcomes: Array<Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>> = [];
+    const outcomes: TokenStored[] = [];
     const effects: WriteEffects[] = [];
-    for (const [index, { token, deduplicate, effects: tokenEffects }] of tokens.entries()) {
+    for (const [index, { token, deduplicate, effects: tokenEffects, intentId }] of tokens.entries()) {
+      if (intentId !== undefined) {
+        const live = { _id: intentId, tenant_id: token.tenantId, expires_at: { $gt: now } };
+        if ((await this.intents.deleteOne(live, { session })).deletedCount !== 1) throw new IntentGoneInBatch(index);
+      }
       if (deduplicate) {
         const existing = await this.oldestWithFingerprint(token, now, session);
         if (existing) {

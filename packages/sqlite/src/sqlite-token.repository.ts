@@ -2,6 +2,7 @@ import { AuditKeyCourier } from './audit-key-courier';
 import type { Database, Statement } from 'better-sqlite3';
 import type {
   CreateManyOutcome,
+  CreateTokenOptions,
   CreateTokenOutcome,
   KeysetPage,
   KeysetRequest,
@@ -86,10 +87,10 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   /** Runs in the writer's transaction, so the dedup look-up and the insert are one atomic step. */
-  create(token: StoredToken, options: { deduplicate: boolean; now: Date; effects?: WriteEffects | undefined }): Promise<CreateTokenOutcome> {
-    const { deduplicate, now, effects } = options;
+  create(token: StoredToken, options: CreateTokenOptions): Promise<CreateTokenOutcome> {
+    const { deduplicate, now, effects, intentId } = options;
     if (effects && this.courier.needs(token.tenantId)) return this.withKeys(token.tenantId, () => this.create(token, options));
-    return this.writer.run({ op: 'create', token, deduplicate, now: now.getTime(), effects }) as Promise<CreateTokenOutcome>;
+    return this.writer.run({ op: 'create', token, deduplicate, now: now.getTime(), effects, intentId }) as Promise<CreateTokenOutcome>;
   }
 
   /** One write of the queue, run in one savepoint of its batch's transaction: all stored, or none. */

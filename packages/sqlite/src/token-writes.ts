@@ -6,6 +6,7 @@ import type {
   CreateManyOutcome,
   CreateTokenOutcome,
   StoredToken,
+  TokenStored,
   TokenToCreate,
   UpdateTokenOutcome,
   WriteEffects,
@@ -33,7 +34,14 @@ export interface ExpiredToken {
  */
 /** Any write may bring tenants' audit keys the connection has not had yet (see AuditKeyCourier). */
 export type TokenWrite = { readonly auditKeys?: Readonly<Record<string, Uint8Array>> | undefined } & (
-  | { readonly op: 'create'; readonly token: StoredToken; readonly deduplicate: boolean; readonly now: number; readonly effects?: WriteEffects | undefined }
+  | {
+      readonly op: 'create';
+      readonly token: StoredToken;
+      readonly deduplicate: boolean;
+      readonly now: number;
+      readonly effects?: WriteEffects | undefined;
+      readonly intentId?: string | undefined;
+    }
   | { readonly op: 'createMany'; readonly tokens: readonly TokenToCreate[]; readonly now: number }
   | { readonly op: 'update'; readonly token: StoredToken; readonly now: number; readonly effects?: WriteEffects | undefined }
   | { readonly op: 'delete'; readonly tenantId: string; readonly id: string; readonly effects?: WriteEffects | undefined }
@@ -78,6 +86,7 @@ export class TokenWrites {
   private readonly byFingerprint: Statement;
   private readonly deleteExpiredRow: Statement;
   private readonly anyById: Statement;
+  private readonly useUpIntent: Statement;
   private readonly effects: EffectWrites;
   private readonly chains: AuditChainWrites;
 
@@ -109,6 +118,7 @@ export class TokenWrites {
     // undefined: no row with this id; null or a time: a row, live unless that time has passed.
     this.idExpiry = db.prepare('SELECT expires_at FROM tokens WHERE tenant_id = ? AND id = ?').pluck();
     this.anyById = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND t.id = ?`);
+    this.useUpIntent = db.prepare('DELETE FROM token_intents WHERE tenant_id = ? AND id = ? AND expires_at > ?');
     this.byFingerprint = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ?
       AND t.fingerprint = ? AND t.type = ? AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
   }
@@ -117,7 +127,7 @@ export class TokenWrites {
     if (write.auditKeys) this.effects.learnKeys(write.auditKeys);
     switch (write.op) {
       case 'create':
-        return this.create(write.token, write.deduplicate, write.now, write.effects);
+        return this.createOne(write.token, write.deduplicate, write.now, write.effects, write.intentId);
       case 'createMany':
         return this.createMany(write.tokens, write.now);
       case 'update':
@@ -142,7 +152,30 @@ export class TokenWrites {
     }
   }
 
-  private create(token: StoredToken, deduplicate: boolean, now: number, effects: WriteEffects | undefined): CreateTokenOutcome {
+  /**
+   * A create, and the intent it is made of used up in the same savepoint: a duplicate id puts the intent back, and
+   * an intent no longer live (used, deleted, expired) stores nothing. Only intents' creates pay for the savepoint.
+   */
+  private createOne(token: StoredToken, deduplicate: boolean, now: number, effects: WriteEffects | undefined, intentId: string | undefined): CreateTokenOutcome {
+    if (intentId === undefined) return this.create(token, deduplicate, now, effects);
+    let outcome: CreateTokenOutcome | undefined;
+    try {
+      this.chains.savepoint(() => {
+        outcome = this.useUp(token.tenantId, intentId, now) ? this.create(token, deduplicate, now, effects) : { status: 'intent_gone' };
+        if (outcome.status === 'duplicate_id' || outcome.status === 'intent_gone') throw ROLL_BACK;
+      });
+    } catch (error) {
+      if (error !== ROLL_BACK) throw error;
+    }
+    return outcome!;
+  }
+
+  /** Removes the live intent; false when there is none (it was used up, deleted or has expired). */
+  private useUp(tenantId: string, intentId: string, now: number): boolean {
+    return this.useUpIntent.run(tenantId, intentId, now).changes === 1;
+  }
+
+  private create(token: StoredToken, deduplicate: boolean, now: number, effects: WriteEffects | undefined): TokenStored | { status: 'duplicate_id' } {
     if (deduplicate) {
       const existing = this.byFingerprint.get(token.tenantId, token.fingerprint, token.type, now) as IndexedTuple | undefined;
       if (existing) return { status: 'existing', token: toStoredToken(existing) };
@@ -167,16 +200,21 @@ export class TokenWrites {
   }
 
   /**
-   * Every create in one savepoint of the batch's transaction: a duplicate id rolls the savepoint back, so either all
-   * tokens are stored or none. Later creates see the earlier ones (same connection, same transaction), so a second
-   * token of one fingerprint deduplicates to the first and a repeated id is a duplicate.
+   * Every create in one savepoint of the batch's transaction: a duplicate id or an intent not live rolls the savepoint
+   * back, so either all tokens are stored (and their intents used up) or none. Later creates see the earlier ones
+   * (same connection, same transaction), so a second token of one fingerprint deduplicates to the first, a repeated id
+   * is a duplicate, and an intent named twice is gone the second time.
    */
   private createMany(tokens: readonly TokenToCreate[], now: number): CreateManyOutcome {
     let outcome: CreateManyOutcome | undefined;
     try {
       this.chains.savepoint(() => {
-        const outcomes: Array<Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>> = [];
-        for (const [index, { token, deduplicate, effects }] of tokens.entries()) {
+        const outcomes: TokenStored[] = [];
+        for (const [index, { token, deduplicate, effects, intentId }] of tokens.entries()) {
+          if (intentId !== undefined && !this.useUp(token.tenantId, intentId, now)) {
+            outcome = { status: 'intent_gone', index };
+            throw ROLL_BACK;
+          }
           const created = this.create(token, deduplicate, now, effects);
           if (created.status === 'duplicate_id') {
             outcome = { status: 'duplicate_id', index };

@@ -39,8 +39,8 @@ export interface TokenIntentRepository {
   findById(tenantId: string, id: string, now: Date): Promise<StoredTokenIntent | undefined>;
   /**
    * Removes the live intent and returns it, in one atomic step, also across processes: of concurrent takes of one
-   * intent exactly one gets it, the others get undefined. This is how an intent is used up (made into a token) or
-   * deleted.
+   * intent exactly one gets it, the others get undefined. This is how an intent is deleted; one made into a token is
+   * used up by the token's create (`CreateTokenOptions.intentId`).
    */
   take(tenantId: string, id: string, now: Date, effects?: WriteEffects): Promise<StoredTokenIntent | undefined>;
   /** Deletes intents whose expiresAt is at or before `now`; returns how many. */

@@ -3,7 +3,7 @@ import { requireTokenPermission, requireTransform, transformFor } from '../acces
 import type { Actor } from '../auth/actor';
 import { ExpressionEngine } from '../expressions';
 import type { StoredToken, Token } from './token';
-import type { CreateTokenOutcome } from './token.repository';
+import type { TokenStored } from './token.repository';
 import type { TenantKeys } from '../crypto/tenant-keys';
 import type { Transform } from '../access/access-rule';
 import type { TokenDeps } from './token-deps';
@@ -15,7 +15,7 @@ import { openToken, sealToken } from './token-sealing';
 import { isTokenTypeName, type TokenTypeName, tokenType, withoutCvc } from './token-types';
 import { isRecord } from './data-rules';
 import { type TokenView, viewToken } from './token-view';
-import { type ClaimedTokenIntent, convertFact, type TokenIntentClaims } from '../token-intents/token-intent-claims';
+import { type ClaimedTokenIntent, convertFact, type TokenIntentClaims, unknownIntent } from '../token-intents/token-intent-claims';
 import { auditOf } from '../audit/audit';
 import { type AuditFact, tokenHookData } from '../audit/audit-effects';
 import type { WriteEffects } from '../audit/write-effects';
@@ -58,25 +58,19 @@ export class CreateToken {
     const now = this.deps.clock.now();
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     const { request, claimed } = await this.withIntent(actor, input, now);
-    let stored = false;
-    try {
-      const prepared = this.prepare(actor, request, keys, now);
-      const effects = this.creation(actor, prepared, 'create', now, claimed);
-      const outcome = await this.deps.tokens.create(prepared.sealed, { deduplicate: prepared.deduplicate, now, effects });
-      if (outcome.status === 'duplicate_id') throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists.');
-      stored = true;
-      if (outcome.status === 'existing') this.recordDeduplicated(actor, [{ id: outcome.token.id, claimed }], 'create', now);
-      return this.answer(actor, prepared, outcome, keys, now);
-    } catch (error) {
-      // No token was made from the intent: it goes back, so the request can be corrected and sent again.
-      if (claimed && !stored) await this.giveBack([claimed]);
-      throw error;
-    }
+    const prepared = this.prepare(actor, request, keys, now);
+    const effects = this.creation(actor, prepared, 'create', now, claimed);
+    const outcome = await this.deps.tokens.create(prepared.sealed, { deduplicate: prepared.deduplicate, now, effects, intentId: claimed?.id });
+    if (outcome.status === 'duplicate_id') throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists.');
+    // A concurrent create used the intent up (or it was deleted) since it was read: nothing was stored.
+    if (outcome.status === 'intent_gone') throw unknownIntent();
+    if (outcome.status === 'existing') this.recordDeduplicated(actor, [{ id: outcome.token.id, claimed }], 'create', now);
+    return this.answer(actor, prepared, outcome, keys, now);
   }
 
   /**
-   * A request naming a token intent, with the intent taken for it and its type and data in the request; any other
-   * request as it is. The caller gives the intent back ({@link giveBack}) when no token is stored.
+   * A request naming a token intent, with the intent read for it and its type and data in the request; any other
+   * request as it is. The intent is used up by the store, with the token (`CreateTokenOptions.intentId`).
    */
   async withIntent(actor: Actor, input: CreateTokenInput, now: Date): Promise<{ request: CreateTokenInput; claimed?: ClaimedTokenIntent }> {
     if (input.tokenIntentId === undefined) return { request: input };
@@ -92,26 +86,21 @@ export class CreateToken {
   creation(actor: Actor, prepared: PreparedToken, operation: 'create' | 'tokenize', now: Date, claimed?: ClaimedTokenIntent): WriteEffects {
     const message = operation === 'create' ? 'Token created' : 'Token created by tokenize';
     const created: AuditFact = { entityType: 'token', entityId: prepared.token.id, operation, message };
-    return auditOf(this.deps).write(actor, now, claimed ? [created, convertFact(claimed.intent.id)] : created, [
+    return auditOf(this.deps).write(actor, now, claimed ? [created, convertFact(claimed.id)] : created, [
       { type: 'token.created', data: tokenHookData(prepared.token) },
     ]);
   }
 
   /**
    * Creates that deduplication answered with existing tokens: nothing was written, so their events go to the trail,
-   * with the `convert` of an intent used up by one (it is not given back: the caller has its token).
+   * with the `convert` of an intent the store used up for one (the caller has its token).
    */
   recordDeduplicated(actor: Actor, answered: ReadonlyArray<{ readonly id: string; readonly claimed?: ClaimedTokenIntent | undefined }>, operation: 'create' | 'tokenize', now: Date): void {
     const facts = answered.flatMap(({ id, claimed }): AuditFact[] => [
       { entityType: 'token', entityId: id, operation, message: 'Token create answered with an existing token (deduplicated)' },
-      ...(claimed ? [convertFact(claimed.intent.id)] : []),
+      ...(claimed ? [convertFact(claimed.id)] : []),
     ]);
     auditOf(this.deps).record(actor, now, facts);
-  }
-
-  /** Puts back intents taken for creates that stored nothing; never throws (see TokenIntentClaims.releaseAll). */
-  async giveBack(claimed: readonly ClaimedTokenIntent[]): Promise<void> {
-    if (claimed.length > 0) await this.intents?.releaseAll(claimed);
   }
 
   /**
@@ -154,7 +143,7 @@ export class CreateToken {
   }
 
   /** The answer to a create the store accepted: the new token, or the existing one deduplication found. */
-  answer(actor: Actor, prepared: PreparedToken, outcome: Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>, keys: TenantKeys, now: Date): TokenView {
+  answer(actor: Actor, prepared: PreparedToken, outcome: TokenStored, keys: TenantKeys, now: Date): TokenView {
     if (outcome.status === 'existing') {
       const existing = openToken(keys, outcome.token);
       const read = transformFor(actor, 'token:read', existing);

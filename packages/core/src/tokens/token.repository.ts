@@ -4,11 +4,31 @@ import type { TokenQuery } from '../search/token-query';
 import type { StoredToken } from './token';
 import type { WriteEffects } from '../audit/write-effects';
 
-export type CreateTokenOutcome =
+/** A create the store accepted: the token stored, or the live one deduplication answered with. */
+export type TokenStored =
   | { readonly status: 'created' }
-  | { readonly status: 'duplicate_id' }
   /** Deduplication found a live token of the same tenant, type and fingerprint. */
   | { readonly status: 'existing'; readonly token: StoredToken };
+
+export type CreateTokenOutcome =
+  | TokenStored
+  | { readonly status: 'duplicate_id' }
+  /** The token intent the token was to be made of is not live (used up, deleted or expired): nothing was stored. */
+  | { readonly status: 'intent_gone' };
+
+/** What a create brings besides the token: whether to deduplicate, the time, its effects and the intent it uses up. */
+export interface CreateTokenOptions {
+  readonly deduplicate: boolean;
+  readonly now: Date;
+  /** Stored with the token when it is created (not when it deduplicates). */
+  readonly effects?: WriteEffects | undefined;
+  /**
+   * The id of the token intent (of the token's tenant) the token is made of. The live intent is removed in the
+   * create's own atomic step, whether the token is created or deduplicated; when it is not live, nothing is stored
+   * and the outcome is `intent_gone`. So an intent becomes exactly one answer, and a crash never loses it.
+   */
+  readonly intentId?: string | undefined;
+}
 
 /** One token of a {@link TokenRepository.createMany} call, with whether to deduplicate it. */
 export interface TokenToCreate {
@@ -16,14 +36,18 @@ export interface TokenToCreate {
   readonly deduplicate: boolean;
   /** Stored with the token when it is created (not when it deduplicates). */
   readonly effects?: WriteEffects | undefined;
+  /** The token intent it is made of, used up with it (see {@link CreateTokenOptions.intentId}). */
+  readonly intentId?: string | undefined;
 }
 
-/** What {@link TokenRepository.createMany} did: everything, or (on a duplicate id) nothing. */
+/** What {@link TokenRepository.createMany} did: everything, or (on a duplicate id or an intent gone) nothing. */
 export type CreateManyOutcome =
   /** Every token was stored, or deduplicated to a live one; one outcome per token, in order. */
-  | { readonly status: 'created'; readonly outcomes: ReadonlyArray<Exclude<CreateTokenOutcome, { status: 'duplicate_id' }>> }
+  | { readonly status: 'created'; readonly outcomes: readonly TokenStored[] }
   /** The token at `index` has the id of a live token (stored, or earlier in the same call): nothing was stored. */
-  | { readonly status: 'duplicate_id'; readonly index: number };
+  | { readonly status: 'duplicate_id'; readonly index: number }
+  /** The intent of the token at `index` is not live (or an earlier token of the call used it up): nothing was stored. */
+  | { readonly status: 'intent_gone'; readonly index: number };
 
 /** What {@link TokenRepository.update} did. Only `updated` wrote anything. */
 export type UpdateTokenOutcome =
@@ -46,15 +70,15 @@ export interface TokenRepository {
    * Inserts `token`, at the version it carries (use cases create at 0). With `deduplicate`, first looks for a live
    * token of the same tenant, type and fingerprint and returns it instead; the look-up and the insert are atomic, so
    * concurrent creates yield one token. Of concurrent creates of one id, one is `created`, the others `duplicate_id`.
+   * With `intentId`, the intent is checked first and used up in the same step: of concurrent creates naming one
+   * intent, exactly one is stored (or deduplicated), the others are `intent_gone`.
    */
-  create(
-    token: StoredToken,
-    options: { readonly deduplicate: boolean; readonly now: Date; readonly effects?: WriteEffects | undefined },
-  ): Promise<CreateTokenOutcome>;
+  create(token: StoredToken, options: CreateTokenOptions): Promise<CreateTokenOutcome>;
   /**
    * Creates every token in one atomic step: all are stored, or none. Each is created as `create` would (deduplication
    * included), in order, so a later token of the call deduplicates to an earlier one of the same fingerprint. When any
-   * has the id of a live token, nothing is stored and the first such is named.
+   * has the id of a live token, or names an intent that is not live (or that an earlier token of the call used up),
+   * nothing is stored and the first such is named.
    */
   createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome>;
   findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined>;

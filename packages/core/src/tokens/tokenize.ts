@@ -3,10 +3,10 @@ import type { Actor } from '../auth/actor';
 import { ConflictError, ForbiddenError, ValidationError } from '../shared/errors';
 import { errorsWithin, fieldPath, joinFieldPath } from '../shared/field-path';
 import type { TenantKeys } from '../crypto/tenant-keys';
-import type { ClaimedTokenIntent } from '../token-intents/token-intent-claims';
+import { type ClaimedTokenIntent, unknownIntent } from '../token-intents/token-intent-claims';
 import type { CreateToken, CreateTokenInput, PreparedToken } from './create-token';
 import type { TokenDeps } from './token-deps';
-import type { CreateManyOutcome } from './token.repository';
+import type { TokenStored } from './token.repository';
 import type { TokenView } from './token-view';
 import { isRecord } from './data-rules';
 
@@ -82,7 +82,8 @@ export const valueTokenInput = (value: string | number | boolean): CreateTokenIn
 /**
  * Creates every item's token, all or nothing: every item is checked first and all their errors are reported together,
  * keyed by path; then all tokens are stored in one transaction. Nothing is stored when any item is invalid, refused
- * or has the id of a live token. Items naming a token intent take it first, and give it back when nothing is stored.
+ * or has the id of a live token. The intents items name are used up with their tokens, in the same transaction; one
+ * named twice in a call, or used up by a concurrent create, is a 400 at its item.
  */
 export class Tokenize {
   constructor(
@@ -97,20 +98,11 @@ export class Tokenize {
     requireWithinLimit(items.length, this.limit);
     const now = this.deps.clock.now();
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
-    const claimed: ClaimedTokenIntent[] = [];
-    let stored = false;
-    try {
-      const { prepared, outcomes } = await this.createAll(actor, items, keys, now, claimed);
-      // The tokens exist from here: an intent that became one stays used up, whatever becomes of the answer.
-      stored = true;
-      return outcomes.map((created, i) => ({
-        view: this.create.answer(actor, prepared[i]!, created, keys, now),
-        deduplicated: created.status === 'existing',
-      }));
-    } finally {
-      // Nothing was made of the intents taken: they go back, so the call can be corrected and sent again.
-      if (!stored) await this.create.giveBack(claimed);
-    }
+    const { prepared, outcomes } = await this.createAll(actor, items, keys, now);
+    return outcomes.map((created, i) => ({
+      view: this.create.answer(actor, prepared[i]!, created, keys, now),
+      deduplicated: created.status === 'existing',
+    }));
   }
 
   private async createAll(
@@ -118,17 +110,20 @@ export class Tokenize {
     items: readonly TokenizeItem[],
     keys: TenantKeys,
     now: Date,
-    claimed: ClaimedTokenIntent[],
-  ): Promise<{ prepared: readonly PreparedToken[]; outcomes: Extract<CreateManyOutcome, { status: 'created' }>['outcomes'] }> {
+  ): Promise<{ prepared: readonly PreparedToken[]; outcomes: readonly TokenStored[] }> {
     const invalid: Record<string, readonly string[]> = Object.create(null);
     const refused: Record<string, readonly string[]> = Object.create(null);
     const prepared: PreparedToken[] = [];
     /** The intent each prepared token is made of, by index. */
     const intents: Array<ClaimedTokenIntent | undefined> = [];
+    /** The intents named so far: a second item naming one could make no token of its own. */
+    const named = new Set<string>();
     for (const item of items) {
       try {
+        const intentId = item.input.tokenIntentId;
+        if (intentId !== undefined && named.has(intentId)) throw unknownIntent();
+        if (intentId !== undefined) named.add(intentId);
         const { request, claimed: intent } = await this.create.withIntent(actor, item.input, now);
-        if (intent) claimed.push(intent);
         prepared.push(this.create.prepare(actor, request, keys, now));
         intents[prepared.length - 1] = intent;
       } catch (error) {
@@ -141,9 +136,16 @@ export class Tokenize {
     if (Object.keys(refused).length > 0) throw new ForbiddenError('The API key may not create one or more of these tokens.', refused);
 
     const outcome = await this.deps.tokens.createMany(
-      prepared.map((p, i) => ({ token: p.sealed, deduplicate: p.deduplicate, effects: this.create.creation(actor, p, 'tokenize', now, intents[i]) })),
+      prepared.map((p, i) => ({
+        token: p.sealed,
+        deduplicate: p.deduplicate,
+        effects: this.create.creation(actor, p, 'tokenize', now, intents[i]),
+        intentId: intents[i]?.id,
+      })),
       now,
     );
+    // Every item was prepared (none threw), so `prepared` and `items` share their indexes.
+    if (outcome.status === 'intent_gone') throw new ValidationError(errorsWithin(items[outcome.index]!.path, unknownIntent().errors));
     if (outcome.status === 'duplicate_id') {
       const field = joinFieldPath(items[outcome.index]!.path, 'id');
       throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists; no token was created.', {
@@ -154,7 +156,6 @@ export class Tokenize {
     if (deduplicated.length > 0) this.create.recordDeduplicated(actor, deduplicated, 'tokenize', now);
     return { prepared, outcomes: outcome.outcomes };
   }
-
 }
 
 /** 400 naming the limit when a bulk call holds more than it allows. */
