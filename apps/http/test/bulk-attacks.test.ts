@@ -234,7 +234,9 @@ describe('bulk calls under attack', () => {
       expect(res.body.t).toMatchObject({ id: cardId });
       expect(res.body.t.data).toBeUndefined();
       expect(res.body.s).toBe('n=');
-      expect(res.text).not.toContain('4242');
+      // Every value but the token's random ids and fingerprint, which may hold the digits by chance.
+      const { id: _id, tenant_id: _tenant, fingerprint: _fingerprint, created_by: _by, ...shown } = res.body.t;
+      expect(JSON.stringify({ ...res.body, t: shown })).not.toContain('4242');
       await as(h.app, redact).post('/detokenize').send({ n: `{{ token: ${cardId} | json: '$.data.number' }}` }).expect(400);
     });
 

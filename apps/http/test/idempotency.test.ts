@@ -229,6 +229,39 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
     }
   });
 
+  it('keeps the answer of a token create with the token itself: a process lost before its own keep step still replays, one token', async () => {
+    // The keep step after the answer fails, as when the process dies between the token's commit and it.
+    const complete = h.store.idempotency.complete.bind(h.store.idempotency);
+    h.store.idempotency.complete = async () => {
+      throw new Error('killed');
+    };
+    const body = { a: card, b: 'plain' };
+    const created = await as(h.app, key).post('/tokens').set(KEY, 'lost-1').send(card);
+    const tokenized = await as(h.app, key).post('/tokenize').set(KEY, 'lost-2').send(body);
+    h.store.idempotency.complete = complete;
+    expect([created.status, tokenized.status]).toEqual([201, 201]);
+    const again = await as(h.app, key).post('/tokens').set(KEY, 'lost-1').send(card);
+    const tokenizedAgain = await as(h.app, key).post('/tokenize').set(KEY, 'lost-2').send(body);
+    expect([again.status, again.headers['svc-idempotent-replayed'], again.text]).toEqual([201, 'true', created.text]);
+    expect([tokenizedAgain.status, tokenizedAgain.headers['svc-idempotent-replayed'], tokenizedAgain.text]).toEqual([201, 'true', tokenized.text]);
+    expect(await tokenCount(h, key)).toBe(3);
+  });
+
+  it('keeps the answer of a deduplicated create after it, as the create wrote nothing', async () => {
+    const dedup = { ...card, deduplicate_token: true };
+    const first = await as(h.app, key).post('/tokens').send(dedup).expect(201);
+    const second = await as(h.app, key).post('/tokens').set(KEY, 'dedup-1').send(dedup).expect(201);
+    expect(second.body.id).toBe(first.body.id);
+    const replayed = await as(h.app, key).post('/tokens').set(KEY, 'dedup-1').send(dedup).expect(201);
+    expect([replayed.headers['svc-idempotent-replayed'], replayed.text]).toEqual(['true', second.text]);
+    const bulk = { x: dedup, y: { ...card, data: { ...card.data, number: '5555555555554444' } } };
+    const tokenized = await as(h.app, key).post('/tokenize').set(KEY, 'dedup-2').send(bulk).expect(201);
+    expect(tokenized.body.x.id).toBe(first.body.id);
+    const again = await as(h.app, key).post('/tokenize').set(KEY, 'dedup-2').send(bulk).expect(201);
+    expect([again.headers['svc-idempotent-replayed'], again.text]).toEqual(['true', tokenized.text]);
+    expect(await tokenCount(h, key)).toBe(2);
+  });
+
   it('runs exactly one of many concurrent identical requests: the rest are 409 or replays, one token', async () => {
     const answers = await Promise.all(Array.from({ length: 12 }, () => as(h.app, key).post('/tokens').set(KEY, 'herd').send(card)));
     const statuses = answers.map((res) => res.status);
@@ -349,10 +382,10 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
       h.clock.advance(61 * 60_000);
       const late = await as(h.app, app.key).post('/tokens').set(KEY, 'cvc').send(withCvc).expect(201);
       expect(late.headers['svc-idempotent-replayed']).toBe('true');
-      expect(late.text).not.toContain('737');
+      expect(late.text).not.toContain('"737"');
       expect(late.body).toEqual({ ...first.body, data: { number: VISA, expiration_month: 12, expiration_year: 2030 } });
       const lateBulk = await as(h.app, app.key).post('/tokenize').set(KEY, 'cvc-bulk').send({ card: withCvc }).expect(201);
-      expect(lateBulk.text).not.toContain('737');
+      expect(lateBulk.text).not.toContain('"737"');
       expect(lateBulk.body.card).toEqual({ ...bulk.body.card, data: { number: VISA, expiration_month: 12, expiration_year: 2030 } });
     });
 

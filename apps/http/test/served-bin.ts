@@ -57,9 +57,18 @@ export interface Reply {
 }
 
 /** One request to a served `svc`, on `agent` (false: a connection of its own); rejects on a connection error. */
-export function send(url: string, agent: Agent | false, method: string, path: string, key: string, body?: unknown, type = 'application/json'): Promise<Reply> {
+export function send(
+  url: string,
+  agent: Agent | false,
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+  type = 'application/json',
+  headers: Readonly<Record<string, string>> = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, agent, headers: { 'SVC-API-KEY': key, 'Content-Type': type } }, (res) => {
+    const req = request(`${url}${path}`, { method, agent, headers: { 'SVC-API-KEY': key, 'Content-Type': type, ...headers } }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));

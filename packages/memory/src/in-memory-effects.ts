@@ -1,5 +1,6 @@
 import type { Webhook, WriteEffects } from '@svc/core';
 import type { InMemoryAuditLogRepository } from './in-memory-audit-log';
+import type { InMemoryIdempotencyRepository } from './in-memory-idempotency.repository';
 import type { InMemoryWebhookDeliveryRepository } from './in-memory-webhook-delivery.repository';
 
 /**
@@ -11,11 +12,13 @@ export class InMemoryEffects {
     private readonly auditLog: InMemoryAuditLogRepository,
     private readonly deliveries: InMemoryWebhookDeliveryRepository,
     private readonly webhooksOf: (tenantId: string) => readonly Webhook[],
+    private readonly idempotency?: InMemoryIdempotencyRepository,
   ) {}
 
   write(effects: WriteEffects | undefined): void {
     if (!effects) return;
     this.auditLog.keep(effects.events);
     this.deliveries.fanOut(effects.messages, this.webhooksOf);
+    if (effects.kept) this.idempotency?.keep(effects.kept);
   }
 }

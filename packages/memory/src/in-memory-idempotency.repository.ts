@@ -4,6 +4,7 @@ import {
   type IdempotencyRepository,
   isIdempotentRequestClaimable,
   isIdempotentRequestExpired,
+  type KeptAnswer,
   type StoredIdempotentRequest,
 } from '@svc/core';
 
@@ -20,6 +21,11 @@ export class InMemoryIdempotencyRepository implements IdempotencyRepository {
   }
 
   async complete(tenantId: string, callerId: string, key: string, claimId: string, sealedResponse: Uint8Array, expiresAt: Date): Promise<boolean> {
+    return this.keep({ tenantId, callerId, key, claimId, sealedResponse, expiresAt });
+  }
+
+  /** `complete`, without yielding: how a write keeps its answer in its own step (`WriteEffects.kept`). */
+  keep({ tenantId, callerId, key, claimId, sealedResponse, expiresAt }: KeptAnswer): boolean {
     const id = keyOf(tenantId, callerId, key);
     const existing = this.entries.get(id);
     if (existing?.state !== 'running' || existing.claimId !== claimId) return false;

@@ -22,7 +22,13 @@ export class InMemoryStore implements Store {
   readonly auditLog = new InMemoryAuditLogRepository();
   readonly webhookDeliveries = new InMemoryWebhookDeliveryRepository();
   /** Each write's effects, in the write's own step; messages fan out to the webhooks below. */
-  private readonly effects: InMemoryEffects = new InMemoryEffects(this.auditLog, this.webhookDeliveries, (tenantId): Webhook[] => this.webhooks.ofTenant(tenantId));
+  readonly idempotency = new InMemoryIdempotencyRepository();
+  private readonly effects: InMemoryEffects = new InMemoryEffects(
+    this.auditLog,
+    this.webhookDeliveries,
+    (tenantId): Webhook[] => this.webhooks.ofTenant(tenantId),
+    this.idempotency,
+  );
   readonly tenants = new InMemoryTenantRepository();
   readonly users = new InMemoryUserRepository();
   readonly members = new InMemoryMemberRepository(this.effects);
@@ -33,7 +39,6 @@ export class InMemoryStore implements Store {
   readonly tokens = new InMemoryTokenRepository(this.effects, this.tokenIntents);
   readonly sessions = new InMemorySessionRepository(this.effects);
   readonly invitations = new InMemoryInvitationRepository(this.effects);
-  readonly idempotency = new InMemoryIdempotencyRepository();
   readonly webhooks: InMemoryWebhookRepository = new InMemoryWebhookRepository(this.effects, this.webhookDeliveries);
   readonly proxies = new InMemoryProxyRepository(this.effects);
 

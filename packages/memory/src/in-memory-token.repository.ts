@@ -56,7 +56,7 @@ export class InMemoryTokenRepository implements TokenRepository {
   }
 
   /** Checks every id and intent first, then stores: nothing is written unless everything can be, all in one turn. */
-  async createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
+  async createMany(tokens: readonly TokenToCreate[], now: Date, whenAllCreated?: WriteEffects): Promise<CreateManyOutcome> {
     const taken = new Set<string>();
     const usedUp = new Set<string>();
     const created: TokenToCreate[] = [];
@@ -88,6 +88,7 @@ export class InMemoryTokenRepository implements TokenRepository {
       this.effects?.write(effects);
     }
     for (const { token, intentId } of tokens) if (intentId !== undefined) this.intents?.useUp(token.tenantId, intentId);
+    if (created.length === tokens.length) this.effects?.write(whenAllCreated);
     return { status: 'created', outcomes };
   }
 

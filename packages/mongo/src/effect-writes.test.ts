@@ -4,6 +4,7 @@ import type { AuditEvent, OutboxMessage, WriteEffects } from '@svc/core';
 import type { AuditEventDocument } from './audit-event-document';
 import { abortWith, EffectWrites, inTransaction, mergeEffects, whenTrue } from './effect-writes';
 import { isTransactionConflict } from './mongo-errors';
+import type { IdempotencyDocument } from './mongo-idempotency.repository';
 import type { WebhookDocument } from './mongo-webhook.repository';
 import type { WebhookDeliveryDocument } from './webhook-delivery-document';
 
@@ -55,6 +56,7 @@ class FakeDriver {
     auditEvents: this.collection<AuditEventDocument>('audit_events'),
     webhooks: this.collection<WebhookDocument>('webhooks'),
     webhookDeliveries: this.collection<WebhookDeliveryDocument>('webhook_deliveries'),
+    idempotency: this.collection<IdempotencyDocument>('idempotency_keys'),
   });
 }
 

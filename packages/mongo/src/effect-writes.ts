@@ -2,6 +2,7 @@ import type { ClientSession, Collection, MongoClient } from 'mongodb';
 import { hasEffects, type OutboxMessage, type WriteEffects } from '@svc/core';
 import { type AuditEventDocument, toAuditEventDocument } from './audit-event-document';
 import type { WebhookDocument } from './mongo-webhook.repository';
+import { type IdempotencyDocument, keepAnswer } from './mongo-idempotency.repository';
 import { fanOut, type SubscribedWebhook, type WebhookDeliveryDocument } from './webhook-delivery-document';
 
 /** Thrown inside a transaction to end it without committing; {@link inTransaction} answers its value. */
@@ -36,7 +37,9 @@ export async function inTransaction<T>(client: MongoClient, work: (session: Clie
 
 /** The effects of several writes made in one transaction, as one. */
 export function mergeEffects(all: readonly WriteEffects[]): WriteEffects {
-  return { events: all.flatMap((e) => e.events), messages: all.flatMap((e) => e.messages) };
+  const kept = all.filter((e) => e.kept !== undefined);
+  if (kept.length > 1) throw new Error('one transaction keeps at most one idempotent answer');
+  return { events: all.flatMap((e) => e.events), messages: all.flatMap((e) => e.messages), kept: kept[0]?.kept };
 }
 
 /** For {@link EffectWrites.write}: a write that answers whether it changed something. */
@@ -49,6 +52,7 @@ export interface EffectCollections {
   readonly auditEvents: Collection<AuditEventDocument>;
   readonly webhooks: Collection<WebhookDocument>;
   readonly webhookDeliveries: Collection<WebhookDeliveryDocument>;
+  readonly idempotency: Collection<IdempotencyDocument>;
 }
 
 /**
@@ -86,6 +90,7 @@ export class EffectWrites {
 
   /** Inserts `effects` in `session`'s transaction; the fan-out reads the webhooks as that transaction sees them. */
   async store(effects: WriteEffects, session: ClientSession): Promise<void> {
+    if (effects.kept) await keepAnswer(this.collections.idempotency, effects.kept, session);
     if (effects.events.length > 0) {
       await this.collections.auditEvents.insertMany(effects.events.map(toAuditEventDocument), { session });
     }

@@ -1,5 +1,5 @@
-import type { Binary, Collection } from 'mongodb';
-import type { IdempotencyClaimInput, IdempotencyClaimResult, IdempotencyRepository, StoredIdempotentRequest } from '@svc/core';
+import type { Binary, ClientSession, Collection } from 'mongodb';
+import type { IdempotencyClaimInput, IdempotencyClaimResult, IdempotencyRepository, KeptAnswer, StoredIdempotentRequest } from '@svc/core';
 import { fromBinary, toBinary } from './documents';
 import { isDuplicateKeyError } from './mongo-errors';
 
@@ -21,6 +21,19 @@ export interface IdempotencyDocument {
 }
 
 const idOf = (tenantId: string, callerId: string, key: string): string => `${tenantId}\u0000${callerId}\u0000${key}`;
+
+/**
+ * Marks the running claim done with its answer (`complete`), in `session` when given: how a write keeps its answer in
+ * its own transaction (`WriteEffects.kept`). True when the claim still held the key running.
+ */
+export async function keepAnswer(entries: Collection<IdempotencyDocument>, kept: KeptAnswer, session?: ClientSession): Promise<boolean> {
+  const result = await entries.updateOne(
+    { _id: idOf(kept.tenantId, kept.callerId, kept.key), claim_id: kept.claimId, state: 'running' },
+    { $set: { state: 'done', sealed_response: toBinary(kept.sealedResponse), expires_at: kept.expiresAt } },
+    { session },
+  );
+  return result.modifiedCount === 1;
+}
 
 const fromDocument = (d: IdempotencyDocument): StoredIdempotentRequest => ({
   tenantId: d.tenant_id,
@@ -72,11 +85,7 @@ export class MongoIdempotencyRepository implements IdempotencyRepository {
   }
 
   async complete(tenantId: string, callerId: string, key: string, claimId: string, sealedResponse: Uint8Array, expiresAt: Date): Promise<boolean> {
-    const result = await this.entries.updateOne(
-      { _id: idOf(tenantId, callerId, key), claim_id: claimId, state: 'running' },
-      { $set: { state: 'done', sealed_response: toBinary(sealedResponse), expires_at: expiresAt } },
-    );
-    return result.modifiedCount === 1;
+    return keepAnswer(this.entries, { tenantId, callerId, key, claimId, sealedResponse, expiresAt });
   }
 
   async release(tenantId: string, callerId: string, key: string, claimId: string): Promise<void> {

@@ -106,11 +106,12 @@ export class MongoTokenRepository implements TokenRepository {
    * commit the snapshot did not show) retries the whole transaction. The effects of the tokens created (not of those
    * deduplicated) are stored at the end of the same transaction. A token's intent is deleted first, in the
    * transaction: a concurrent transaction deleting it too is a write conflict, and the retry finds it gone.
+   * `whenAllCreated` joins the effects when no token was deduplicated.
    */
-  async createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
+  async createMany(tokens: readonly TokenToCreate[], now: Date, whenAllCreated?: WriteEffects): Promise<CreateManyOutcome> {
     for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
       try {
-        return await this.client.withSession((session) => session.withTransaction(() => this.createAllIn(session, tokens, now)));
+        return await this.client.withSession((session) => session.withTransaction(() => this.createAllIn(session, tokens, now, whenAllCreated)));
       } catch (error) {
         if (error instanceof DuplicateIdInBatch) return { status: 'duplicate_id', index: error.index };
         if (error instanceof IntentGoneInBatch) return { status: 'intent_gone', index: error.index };
@@ -120,7 +121,7 @@ export class MongoTokenRepository implements TokenRepository {
     throw new Error('Creating tokens did not settle: the store kept changing under concurrent writes.');
   }
 
-  private async createAllIn(session: ClientSession, tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
+  private async createAllIn(session: ClientSession, tokens: readonly TokenToCreate[], now: Date, whenAllCreated: WriteEffects | undefined): Promise<CreateManyOutcome> {
     const outcomes: TokenStored[] = [];
     const effects: WriteEffects[] = [];
     for (const [index, { token, deduplicate, effects: tokenEffects, intentId }] of tokens.entries()) {
@@ -142,6 +143,7 @@ export class MongoTokenRepository implements TokenRepository {
       outcomes.push({ status: 'created' });
       if (tokenEffects) effects.push(tokenEffects);
     }
+    if (whenAllCreated && outcomes.every((o) => o.status === 'created')) effects.push(whenAllCreated);
     await this.effects.store(mergeEffects(effects), session);
     return { status: 'created', outcomes };
   }

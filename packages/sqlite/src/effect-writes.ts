@@ -39,6 +39,7 @@ export class EffectWrites {
   private readonly insertEvent: Statement;
   private readonly fanOut: Statement;
   private readonly anyHook: Statement;
+  private readonly keepAnswer: Statement;
   /**
    * Whether each tenant met in the current transaction has an enabled webhook: asked once per tenant and transaction
    * (a batch of a hundred creates asks once), and exact, since the transaction holds the write lock and sees every
@@ -62,12 +63,17 @@ export class EffectWrites {
       FROM webhooks w WHERE w.tenant_id = @tenant_id AND w.status = 'enabled'
         AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = @event_type)`);
     this.anyHook = db.prepare("SELECT 1 FROM webhooks WHERE tenant_id = ? AND status = 'enabled' LIMIT 1").pluck();
+    // SqliteIdempotencyRepository.complete's update: only the running claim that holds the key is marked done.
+    this.keepAnswer = db.prepare(`UPDATE idempotency_keys SET state = 'done', sealed_response = ?, expires_at = ?
+      WHERE tenant_id = ? AND caller_id = ? AND key = ? AND claim_id = ? AND state = 'running'`);
   }
 
   /** Stores `effects`; the caller runs this inside the transaction of the change, and only when the change happened. */
   write(effects: WriteEffects | undefined): void {
     if (!effects) return;
     this.insertEvents(effects.events);
+    const kept = effects.kept;
+    if (kept) this.keepAnswer.run(Buffer.from(kept.sealedResponse), kept.expiresAt.getTime(), kept.tenantId, kept.callerId, kept.key, kept.claimId);
     for (const m of effects.messages) {
       if (!this.hasHooks(m.tenantId)) continue;
       // Rendered here, and only in a tenant with a webhook: most messages are never rendered at all.

@@ -94,10 +94,10 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   /** One write of the queue, run in one savepoint of its batch's transaction: all stored, or none. */
-  createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome> {
+  createMany(tokens: readonly TokenToCreate[], now: Date, whenAllCreated?: WriteEffects): Promise<CreateManyOutcome> {
     const tenantId = tokens[0]?.token.tenantId;
-    if (tenantId !== undefined && this.courier.needs(tenantId)) return this.withKeys(tenantId, () => this.createMany(tokens, now));
-    return this.writer.run({ op: 'createMany', tokens, now: now.getTime() }) as Promise<CreateManyOutcome>;
+    if (tenantId !== undefined && this.courier.needs(tenantId)) return this.withKeys(tenantId, () => this.createMany(tokens, now, whenAllCreated));
+    return this.writer.run({ op: 'createMany', tokens, now: now.getTime(), whenAllCreated }) as Promise<CreateManyOutcome>;
   }
 
   async findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined> {

@@ -42,7 +42,7 @@ export type TokenWrite = { readonly auditKeys?: Readonly<Record<string, Uint8Arr
       readonly effects?: WriteEffects | undefined;
       readonly intentId?: string | undefined;
     }
-  | { readonly op: 'createMany'; readonly tokens: readonly TokenToCreate[]; readonly now: number }
+  | { readonly op: 'createMany'; readonly tokens: readonly TokenToCreate[]; readonly now: number; readonly whenAllCreated?: WriteEffects | undefined }
   | { readonly op: 'update'; readonly token: StoredToken; readonly now: number; readonly effects?: WriteEffects | undefined }
   | { readonly op: 'delete'; readonly tenantId: string; readonly id: string; readonly effects?: WriteEffects | undefined }
   | {
@@ -129,7 +129,7 @@ export class TokenWrites {
       case 'create':
         return this.createOne(write.token, write.deduplicate, write.now, write.effects, write.intentId);
       case 'createMany':
-        return this.createMany(write.tokens, write.now);
+        return this.createMany(write.tokens, write.now, write.whenAllCreated);
       case 'update':
         return this.update(write.token, write.now, write.effects);
       case 'delete': {
@@ -205,7 +205,7 @@ export class TokenWrites {
    * (same connection, same transaction), so a second token of one fingerprint deduplicates to the first, a repeated id
    * is a duplicate, and an intent named twice is gone the second time.
    */
-  private createMany(tokens: readonly TokenToCreate[], now: number): CreateManyOutcome {
+  private createMany(tokens: readonly TokenToCreate[], now: number, whenAllCreated: WriteEffects | undefined): CreateManyOutcome {
     let outcome: CreateManyOutcome | undefined;
     try {
       this.chains.savepoint(() => {
@@ -222,6 +222,7 @@ export class TokenWrites {
           }
           outcomes.push(created);
         }
+        if (outcomes.every((o) => o.status === 'created')) this.effects.write(whenAllCreated);
         outcome = { status: 'created', outcomes };
       });
     } catch (error) {

@@ -1,4 +1,5 @@
-import { answerDigest, IdempotentRequests, type IdempotentAnswer, type KeptAs } from '@svc/core';
+import { answerDigest, IdempotentRequests, type IdempotentAnswer, type KeepAnswer, type KeptAnswer, type KeptAs } from '@svc/core';
+import { JSON_CONTENT_TYPE } from './respond';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../logger';
 import { actorOf } from './authenticate';
@@ -67,6 +68,9 @@ export function idempotent(
             });
           } else {
             const { claim } = outcome;
+            res.locals[KEEP_WITH_WRITE] = ((status, body) =>
+              requests.seal(claim, { status, headers: [['content-type', JSON_CONTENT_TYPE]], body: Buffer.from(JSON.stringify(body)) }, keptAs)) satisfies KeepJson;
+            // After an answer kept with its write, `complete` finds the claim done and changes nothing.
             onAnswer(res, logger, (answered, body) =>
               answered >= 200 && answered < 300
                 ? requests.complete(claim, { status: answered, headers: keptHeaders(res), body }, keptAs).then(() => undefined)
@@ -78,6 +82,22 @@ export function idempotent(
         .catch(next);
     });
   };
+}
+
+/** Seals a JSON answer (status and body as `sendJson` sends them) for the claim this request holds. */
+type KeepJson = (status: number, body: unknown) => Promise<KeptAnswer>;
+
+const KEEP_WITH_WRITE = 'svcKeepWithWrite';
+
+/**
+ * For a route whose write can keep its own answer (token creates: `KeepAnswer`): when the request holds an
+ * idempotency key's claim, a function sealing the answer `present` makes of the use case's result, as the route will
+ * send it with `sendJson(res, status, …)`; otherwise undefined. Kept in the write's transaction, the answer survives a
+ * crash right after the commit, and the retry replays it instead of writing again (docs/idempotency.md).
+ */
+export function keepWithWrite<T>(res: Response, status: number, present: (answer: T) => unknown): KeepAnswer<T> | undefined {
+  const keep = res.locals[KEEP_WITH_WRITE] as KeepJson | undefined;
+  return keep && ((answer: T) => keep(status, present(answer)));
 }
 
 function replay(res: Response, answer: IdempotentAnswer, body: Buffer): void {

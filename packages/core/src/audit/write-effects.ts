@@ -1,5 +1,6 @@
 import type { WebhookEventType } from '../webhooks/webhook';
 import type { AuditActorType, AuditEvent } from './audit-event';
+import type { KeptAnswer } from '../idempotency/idempotency';
 
 /**
  * A webhook event waiting to be delivered (beyond.md §6): written with the change it reports, in the same
@@ -45,10 +46,16 @@ export function outboxEventText(message: OutboxMessage): string {
 export interface WriteEffects {
   readonly events: readonly AuditEvent[];
   readonly messages: readonly OutboxMessage[];
+  /**
+   * The idempotent request's answer, kept in the write's own transaction (the running claim marked done with it, as
+   * `IdempotencyRepository.complete` would): a process killed after the commit leaves the key answered, so its retry
+   * replays the answer instead of making the change a second time.
+   */
+  readonly kept?: KeptAnswer | undefined;
 }
 
 export const NO_EFFECTS: WriteEffects = { events: [], messages: [] };
 
 export function hasEffects(effects: WriteEffects | undefined): effects is WriteEffects {
-  return effects !== undefined && (effects.events.length > 0 || effects.messages.length > 0);
+  return effects !== undefined && (effects.events.length > 0 || effects.messages.length > 0 || effects.kept !== undefined);
 }

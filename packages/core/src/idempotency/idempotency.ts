@@ -22,6 +22,19 @@ export interface StoredIdempotentRequest {
   readonly sealedResponse?: Uint8Array;
 }
 
+/**
+ * A running claim's answer, sealed, to be kept by a write in its own transaction (`WriteEffects.kept`): stored as
+ * `complete` stores it, and only while the claim `claimId` still holds the key running.
+ */
+export interface KeptAnswer {
+  readonly tenantId: string;
+  readonly callerId: string;
+  readonly key: string;
+  readonly claimId: string;
+  readonly sealedResponse: Uint8Array;
+  readonly expiresAt: Date;
+}
+
 /** A new running claim: what `claim` inserts, or writes over an expired or abandoned entry. */
 export type IdempotencyClaimInput = Omit<StoredIdempotentRequest, 'state' | 'sealedResponse'>;
 

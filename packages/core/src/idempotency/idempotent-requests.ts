@@ -4,7 +4,7 @@ import type { Keyring } from '../crypto/keyring';
 import type { Clock } from '../shared/clock';
 import { ConflictError, UnprocessableError, ValidationError } from '../shared/errors';
 import type { RandomSource } from '../shared/random';
-import type { IdempotencyRepository } from './idempotency';
+import type { IdempotencyRepository, KeptAnswer } from './idempotency';
 
 /** The request header (beyond.md §4); `BT-IDEMPOTENCY-KEY` is its alias. */
 export const IDEMPOTENCY_KEY_HEADER = 'SVC-IDEMPOTENCY-KEY';
@@ -135,15 +135,25 @@ export class IdempotentRequests {
    * outlives its token in a kept answer. False when the claim was lost meanwhile (taken over after the bound).
    */
   async complete(claim: IdempotencyClaim, answer: IdempotentAnswer, keptAs: KeptAs = 'answer'): Promise<boolean> {
+    const kept = await this.seal(claim, answer, keptAs);
+    return this.deps.idempotency.complete(kept.tenantId, kept.callerId, kept.key, kept.claimId, kept.sealedResponse, kept.expiresAt);
+  }
+
+  /**
+   * The answer sealed as `complete` keeps it, for a write to keep in its own transaction (`WriteEffects.kept`): the
+   * answer of a create is known before its write, and kept with it, no crash can separate the two.
+   */
+  async seal(claim: IdempotencyClaim, answer: IdempotentAnswer, keptAs: KeptAs = 'answer'): Promise<KeptAnswer> {
     const keys = await this.deps.keyring.forTenant(claim.tenantId);
     const headers = answer.headers.map(([n, v]): [string, string] => [n, v]);
     const plain: SealedAnswer =
       keptAs === 'digest'
         ? { s: answer.status, h: headers, b: '', d: answerDigest(answer.body) }
         : { s: answer.status, h: headers, b: answer.body.toString('base64') };
-    const sealed = keys.sealIdempotent(sealScope(claim.callerId, claim.key), Buffer.from(JSON.stringify(plain), 'utf8'));
+    const sealedResponse = keys.sealIdempotent(sealScope(claim.callerId, claim.key), Buffer.from(JSON.stringify(plain), 'utf8'));
     const expiresAt = new Date(this.deps.clock.now().getTime() + this.deps.ttlMs);
-    return this.deps.idempotency.complete(claim.tenantId, claim.callerId, claim.key, claim.claimId, sealed, expiresAt);
+    const { tenantId, callerId, key, claimId } = claim;
+    return { tenantId, callerId, key, claimId, sealedResponse, expiresAt };
   }
 
   /** Frees the key after a failed answer, so a retry runs again. */

@@ -19,6 +19,7 @@ import { type ClaimedTokenIntent, convertFact, type TokenIntentClaims, unknownIn
 import { auditOf } from '../audit/audit';
 import { type AuditFact, tokenHookData } from '../audit/audit-effects';
 import type { WriteEffects } from '../audit/write-effects';
+import type { KeptAnswer } from '../idempotency/idempotency';
 
 /** POST /tokens, after the edge has checked the shape. */
 export interface CreateTokenInput {
@@ -37,6 +38,12 @@ export interface CreateTokenInput {
   readonly expiresAt?: string | undefined;
 }
 
+/**
+ * Seals the answer a write makes, for the store to keep in the write's own transaction (`WriteEffects.kept`): the
+ * answer to an idempotency key, which a retry after a crash then replays instead of writing again.
+ */
+export type KeepAnswer<T> = (answer: T) => Promise<KeptAnswer>;
+
 /** A create request checked, its token built and sealed: what the store is given, and how to answer once it has it. */
 export interface PreparedToken {
   readonly token: Token;
@@ -53,18 +60,25 @@ export class CreateToken {
     private readonly intents?: TokenIntentClaims,
   ) {}
 
-  async execute(actor: Actor, input: CreateTokenInput): Promise<TokenView> {
+  /**
+   * `keep`, for a request with an idempotency key: seals the answer the created token makes, which the store keeps in
+   * the token's own transaction. A create deduplicated to an existing token writes nothing, and keeps nothing.
+   */
+  async execute(actor: Actor, input: CreateTokenInput, keep?: KeepAnswer<TokenView>): Promise<TokenView> {
     requireTokenPermission(actor, 'token:create');
     const now = this.deps.clock.now();
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     const { request, claimed } = await this.withIntent(actor, input, now);
     const prepared = this.prepare(actor, request, keys, now);
+    const created = this.answer(actor, prepared, { status: 'created' }, keys, now);
     const effects = this.creation(actor, prepared, 'create', now, claimed);
-    const outcome = await this.deps.tokens.create(prepared.sealed, { deduplicate: prepared.deduplicate, now, effects, intentId: claimed?.id });
+    const kept = keep && { ...effects, kept: await keep(created) };
+    const outcome = await this.deps.tokens.create(prepared.sealed, { deduplicate: prepared.deduplicate, now, effects: kept ?? effects, intentId: claimed?.id });
     if (outcome.status === 'duplicate_id') throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists.');
     // A concurrent create used the intent up (or it was deleted) since it was read: nothing was stored.
     if (outcome.status === 'intent_gone') throw unknownIntent();
-    if (outcome.status === 'existing') this.recordDeduplicated(actor, [{ id: outcome.token.id, claimed }], 'create', now);
+    if (outcome.status === 'created') return created;
+    this.recordDeduplicated(actor, [{ id: outcome.token.id, claimed }], 'create', now);
     return this.answer(actor, prepared, outcome, keys, now);
   }
 

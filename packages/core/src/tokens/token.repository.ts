@@ -78,9 +78,10 @@ export interface TokenRepository {
    * Creates every token in one atomic step: all are stored, or none. Each is created as `create` would (deduplication
    * included), in order, so a later token of the call deduplicates to an earlier one of the same fingerprint. When any
    * has the id of a live token, or names an intent that is not live (or that an earlier token of the call used up),
-   * nothing is stored and the first such is named.
+   * nothing is stored and the first such is named. `whenAllCreated` is stored in the same step when every token was
+   * created (none deduplicated): what is true of the call only then, such as its answer kept for an idempotency key.
    */
-  createMany(tokens: readonly TokenToCreate[], now: Date): Promise<CreateManyOutcome>;
+  createMany(tokens: readonly TokenToCreate[], now: Date, whenAllCreated?: WriteEffects): Promise<CreateManyOutcome>;
   findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined>;
   /** The live tokens of a tenant among `ids`, in one round trip to the store; ids without one are absent from the map. */
   findMany(tenantId: string, ids: readonly string[], now: Date): Promise<ReadonlyMap<string, StoredToken>>;

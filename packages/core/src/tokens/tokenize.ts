@@ -4,7 +4,7 @@ import { ConflictError, ForbiddenError, ValidationError } from '../shared/errors
 import { errorsWithin, fieldPath, joinFieldPath } from '../shared/field-path';
 import type { TenantKeys } from '../crypto/tenant-keys';
 import { type ClaimedTokenIntent, unknownIntent } from '../token-intents/token-intent-claims';
-import type { CreateToken, CreateTokenInput, PreparedToken } from './create-token';
+import type { CreateToken, CreateTokenInput, KeepAnswer, PreparedToken } from './create-token';
 import type { TokenDeps } from './token-deps';
 import type { TokenStored } from './token.repository';
 import type { TokenView } from './token-view';
@@ -93,12 +93,18 @@ export class Tokenize {
     readonly limit: number,
   ) {}
 
-  async execute(actor: Actor, items: readonly TokenizeItem[]): Promise<TokenizeResult[]> {
+  /**
+   * `keep`, for a request with an idempotency key: seals the answer the call makes when every token is created, which
+   * the store keeps in the call's own transaction when none was deduplicated.
+   */
+  async execute(actor: Actor, items: readonly TokenizeItem[], keep?: KeepAnswer<readonly TokenizeResult[]>): Promise<TokenizeResult[]> {
     requireTokenPermission(actor, 'token:create');
     requireWithinLimit(items.length, this.limit);
     const now = this.deps.clock.now();
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
-    const { prepared, outcomes } = await this.createAll(actor, items, keys, now);
+    const { prepared, outcomes, kept } = await this.createAll(actor, items, keys, now, keep);
+    // The answer kept with the write, when it was: the very results sealed.
+    if (kept && outcomes.every((o) => o.status === 'created')) return [...kept];
     return outcomes.map((created, i) => ({
       view: this.create.answer(actor, prepared[i]!, created, keys, now),
       deduplicated: created.status === 'existing',
@@ -110,7 +116,8 @@ export class Tokenize {
     items: readonly TokenizeItem[],
     keys: TenantKeys,
     now: Date,
-  ): Promise<{ prepared: readonly PreparedToken[]; outcomes: readonly TokenStored[] }> {
+    keep: KeepAnswer<readonly TokenizeResult[]> | undefined,
+  ): Promise<{ prepared: readonly PreparedToken[]; outcomes: readonly TokenStored[]; kept?: readonly TokenizeResult[] }> {
     const invalid: Record<string, readonly string[]> = Object.create(null);
     const refused: Record<string, readonly string[]> = Object.create(null);
     const prepared: PreparedToken[] = [];
@@ -135,6 +142,8 @@ export class Tokenize {
     if (Object.keys(invalid).length > 0) throw new ValidationError(invalid);
     if (Object.keys(refused).length > 0) throw new ForbiddenError('The API key may not create one or more of these tokens.', refused);
 
+    const kept = keep && prepared.map((p) => ({ view: this.create.answer(actor, p, { status: 'created' }, keys, now), deduplicated: false }));
+    const allCreated = keep && kept && { events: [], messages: [], kept: await keep(kept) };
     const outcome = await this.deps.tokens.createMany(
       prepared.map((p, i) => ({
         token: p.sealed,
@@ -143,6 +152,7 @@ export class Tokenize {
         intentId: intents[i]?.id,
       })),
       now,
+      allCreated,
     );
     // Every item was prepared (none threw), so `prepared` and `items` share their indexes.
     if (outcome.status === 'intent_gone') throw new ValidationError(errorsWithin(items[outcome.index]!.path, unknownIntent().errors));
@@ -154,7 +164,7 @@ export class Tokenize {
     }
     const deduplicated = outcome.outcomes.flatMap((o, i) => (o.status === 'existing' ? [{ id: o.token.id, claimed: intents[i] }] : []));
     if (deduplicated.length > 0) this.create.recordDeduplicated(actor, deduplicated, 'tokenize', now);
-    return { prepared, outcomes: outcome.outcomes };
+    return { prepared, outcomes: outcome.outcomes, kept };
   }
 }
 

@@ -129,6 +129,42 @@ export function describeWriteEffectsContract(open: () => Promise<Store>): void {
         expect(await deliveries()).toHaveLength(2);
       });
 
+      it('keeps an idempotent answer with the token write that makes it, only while its claim holds the key running', async () => {
+        const claimOf = (key: string, claimId = `claim-${key}`) => ({ tenantId: T1, callerId: 'app-1', key, fingerprint: 'fp', claimId, claimedAt: NOW, expiresAt: new Date(NOW.getTime() + 60_000) });
+        const keptOf = (key: string, claimId = `claim-${key}`) => ({ tenantId: T1, callerId: 'app-1', key, claimId, sealedResponse: Uint8Array.from([9, key.length]), expiresAt: new Date(NOW.getTime() + 86_400_000) });
+        const kept = (fx: WriteEffects, key: string, claimId?: string): WriteEffects => ({ ...fx, kept: keptOf(key, claimId) });
+        const entry = async (key: string) => {
+          const found = await store().idempotency.find(T1, 'app-1', key, NOW);
+          return found && { state: found.state, sealed: found.sealedResponse && [...found.sealedResponse] };
+        };
+        for (const key of ['k-create', 'k-taken', 'k-dedup', 'k-other-claim', 'k-many', 'k-many-dedup']) {
+          expect(await store().idempotency.claim(claimOf(key), NOW, new Date(0))).toEqual({ claimed: true });
+        }
+
+        const token = aStoredToken().inTenant(T1).build();
+        await store().tokens.create(token, { deduplicate: false, now: NOW, effects: kept(effectsOf(token.id), 'k-create') });
+        expect(await entry('k-create')).toEqual({ state: 'done', sealed: [9, 8] });
+        // A taken id and a deduplication write nothing, and keep nothing.
+        await store().tokens.create({ ...token, fingerprint: 'other' }, { deduplicate: false, now: NOW, effects: kept(effectsOf(token.id), 'k-taken') });
+        expect(await entry('k-taken')).toEqual({ state: 'running', sealed: undefined });
+        const twin = aStoredToken().inTenant(T1).with({ fingerprint: token.fingerprint }).build();
+        await store().tokens.create(twin, { deduplicate: true, now: NOW, effects: kept(effectsOf(twin.id), 'k-dedup') });
+        expect(await entry('k-dedup')).toEqual({ state: 'running', sealed: undefined });
+        // A claim taken over since (another claim id) is not completed by the first claim's write.
+        const other = aStoredToken().inTenant(T1).build();
+        await store().tokens.create(other, { deduplicate: false, now: NOW, effects: kept(effectsOf(other.id), 'k-other-claim', 'stale') });
+        expect(await entry('k-other-claim')).toEqual({ state: 'running', sealed: undefined });
+
+        const plain = (t: ReturnType<typeof aToken>, deduplicate = false) => ({ token: t, deduplicate, effects: effectsOf(t.id) });
+        const aToken = () => aStoredToken().inTenant(T1).build();
+        const many = await store().tokens.createMany([plain(aToken()), plain(aToken())], NOW, kept({ events: [], messages: [] }, 'k-many'));
+        expect(many.status).toBe('created');
+        expect(await entry('k-many')).toEqual({ state: 'done', sealed: [9, 6] });
+        const twinOf = aStoredToken().inTenant(T1).with({ fingerprint: token.fingerprint }).build();
+        await store().tokens.createMany([plain(aToken()), plain(twinOf, true)], NOW, kept({ events: [], messages: [] }, 'k-many-dedup'));
+        expect(await entry('k-many-dedup')).toEqual({ state: 'running', sealed: undefined });
+      });
+
       it('stores an update\'s effects only when the compare-and-set wins', async () => {
         const token = aStoredToken().inTenant(T1).build();
         await store().tokens.create(token, { deduplicate: false, now: NOW });

@@ -4,6 +4,7 @@ import {
   requireWithinLimit,
   type TokenizeItem,
   type TokenizeLeaf,
+  type TokenizeResult,
   tokenizeLeaves,
   ValidationError,
   valueTokenInput,
@@ -14,6 +15,7 @@ import type { TokenUseCases } from '../../container';
 import { actorOf, requiresToken } from '../authenticate';
 import { presentToken, presentTokenWithExtras } from '../presenters/token.presenter';
 import { sendJson } from '../respond';
+import { keepWithWrite } from '../idempotency';
 import { createTokenInput, createTokenSchema } from '../schemas/token.schemas';
 import { validate } from '../validate';
 
@@ -80,13 +82,15 @@ export function bulkRoutes(
       const leaves = tokenizeLeaves(body);
       // Checked before any item is: a body over the limit is refused whatever else is wrong with it.
       requireWithinLimit(leaves.length, useCases.tokenize.limit);
-      const results = await useCases.tokenize.execute(actorOf(res), tokenizeItems(leaves));
-      let next = 0;
-      const answer = mapTokenizeBody(body, (leaf) => {
-        const { view, deduplicated } = results[next++]!;
-        return leaf.kind === 'value' ? view.token.id : presentTokenWithExtras(view, { deduplicated });
-      });
-      sendJson(res, 201, answer);
+      const present = (results: readonly TokenizeResult[]): unknown => {
+        let next = 0;
+        return mapTokenizeBody(body, (leaf) => {
+          const { view, deduplicated } = results[next++]!;
+          return leaf.kind === 'value' ? view.token.id : presentTokenWithExtras(view, { deduplicated });
+        });
+      };
+      const results = await useCases.tokenize.execute(actorOf(res), tokenizeItems(leaves), keepWithWrite(res, 201, present));
+      sendJson(res, 201, present(results));
     },
   );
 

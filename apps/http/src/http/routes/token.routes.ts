@@ -6,6 +6,7 @@ import { presentToken } from '../presenters/token.presenter';
 import { createTokenInput, createTokenSchema, listTokensQuery, searchTokensSchema, updateTokenSchema } from '../schemas/token.schemas';
 import { presentPage } from '../presenters/pagination';
 import { sendJson } from '../respond';
+import { keepWithWrite } from '../idempotency';
 import { validate } from '../validate';
 
 /**
@@ -64,7 +65,7 @@ export function tokenRoutes(router: IRouter, auth: RequestHandler, useCases: Tok
   const { json, readJson, mergePatchJson } = parsers;
   router.post('/tokens', auth, requiresToken('token:create'), json, async (req, res) => {
     const body = validate(createTokenSchema, req.body);
-    const view = await useCases.create.execute(actorOf(res), createTokenInput(body));
+    const view = await useCases.create.execute(actorOf(res), createTokenInput(body), keepWithWrite(res, 201, presentToken));
     sendJson(res, 201, presentToken(view));
   });
 
