@@ -247,6 +247,37 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
     expect(await tokenCount(h, key)).toBe(3);
   });
 
+  it('keeps the answer of every create with the object itself: applications, intents, sessions, webhooks and proxies', async () => {
+    const mgmt = as(h.app, h.key);
+    const pub = (await mgmt.post('/applications').send({ name: 'web', type: 'public', permissions: ['session:create', 'token:intent:create'] }).expect(201)).body.key as string;
+    const intents = await privateKey(h, 'token:intent:create');
+    const creates: Array<[string, string, string, object | undefined]> = [
+      ['/applications', h.key, 'a', { name: 'kept', type: 'private', permissions: ['token:read'] }],
+      ['/token-intents', intents, 'i', card],
+      ['/sessions', pub, 's', undefined],
+      ['/webhooks', h.key, 'w', { name: 'kept', url: 'https://hooks.example.com/in', events: ['token.created'] }],
+      ['/proxies', h.key, 'p', { name: 'kept', destination_url: 'https://processor.example.com/v1', require_auth: true }],
+    ];
+    const complete = h.store.idempotency.complete.bind(h.store.idempotency);
+    h.store.idempotency.complete = async () => {
+      throw new Error('killed');
+    };
+    const first: string[] = [];
+    for (const [path, caller, k, body] of creates) {
+      const res = await as(h.app, caller).post(path).set(KEY, k).send(body);
+      expect([path, res.status]).toEqual([path, 201]);
+      first.push(res.text);
+    }
+    h.store.idempotency.complete = complete;
+    for (const [i, [path, caller, k, body]] of creates.entries()) {
+      const again = await as(h.app, caller).post(path).set(KEY, k).send(body);
+      expect([path, again.status, again.headers['svc-idempotent-replayed'], again.text]).toEqual([path, 201, 'true', first[i]]);
+    }
+    expect(((await mgmt.get('/applications?size=100')).body.data as Array<{ name: string }>).filter((a) => a.name === 'kept')).toHaveLength(1);
+    expect((await mgmt.get('/webhooks')).body.data).toHaveLength(1);
+    expect((await mgmt.get('/proxies')).body.data).toHaveLength(1);
+  });
+
   it('keeps the answer of a deduplicated create after it, as the create wrote nothing', async () => {
     const dedup = { ...card, deduplicate_token: true };
     const first = await as(h.app, key).post('/tokens').send(dedup).expect(201);

@@ -56,6 +56,7 @@ export * from './token-intents/token-intent-view';
 export * from './token-intents/token-intent-use-cases';
 export * from './token-intents/token-intent-claims';
 export * from './idempotency/idempotency';
+export * from './idempotency/keep-answer';
 export * from './idempotency/idempotent-requests';
 export * from './webhooks/webhook';
 export * from './webhooks/webhook-use-cases';

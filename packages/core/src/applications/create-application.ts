@@ -1,3 +1,4 @@
+import { type KeepAnswer, keptWith } from '../idempotency/keep-answer';
 import type { Clock } from '../shared/clock';
 import { futureDate } from '../shared/dates';
 import type { IdGenerator } from '../shared/ids';
@@ -40,10 +41,11 @@ export interface ApplicationDeps {
 export class CreateApplication {
   constructor(private readonly deps: ApplicationDeps) {}
 
-  async execute(actor: Actor, input: CreateApplicationInput): Promise<ApplicationWithKey> {
+  /** `keep`: seals the answer for an idempotency key, kept in the application's own write. */
+  async execute(actor: Actor, input: CreateApplicationInput, keep?: KeepAnswer<ApplicationWithKey>): Promise<ApplicationWithKey> {
     requirePermission(actor, 'application:create');
     if (isApplicationType(input.type)) requireHeld(actor, { type: input.type, permissions: validateApplicationInput(input.type, input).permissions });
-    return this.create(actor.tenantId, actor.applicationId, input, undefined, actor);
+    return this.create(actor.tenantId, actor.applicationId, input, undefined, actor, keep);
   }
 
   /**
@@ -57,6 +59,7 @@ export class CreateApplication {
     presetKey?: string,
     /** Who asked; provisioning (no caller) is recorded as svc itself. */
     by: Actor | AuditActor = systemActor(tenantId),
+    keep?: KeepAnswer<ApplicationWithKey>,
   ): Promise<ApplicationWithKey> {
     if (!isApplicationType(input.type)) {
       throw ValidationError.field('type', 'Type must be one of private, public, management.');
@@ -80,7 +83,8 @@ export class CreateApplication {
     const effects = auditOf(this.deps).write(by, now, applicationFact(application.id, 'create', 'Application created'), [
       { type: 'application.created', data: applicationHookData(application) },
     ]);
-    await this.deps.applications.create(application, issued.key, effects);
-    return { application, key: issued.plaintext };
+    const created = { application, key: issued.plaintext };
+    await this.deps.applications.create(application, issued.key, await keptWith(effects, keep, created));
+    return created;
   }
 }

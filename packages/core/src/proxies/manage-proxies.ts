@@ -1,3 +1,4 @@
+import { type KeepAnswer, keptWith } from '../idempotency/keep-answer';
 import { characterCount } from '../shared/text';
 import type { ApplicationRepository } from '../applications/application.repository';
 import { isApplicationExpired } from '../applications/application';
@@ -166,7 +167,8 @@ async function view(deps: ProxyDeps, proxy: Proxy, key?: string): Promise<ProxyV
 export class CreateProxy {
   constructor(private readonly deps: ProxyDeps) {}
 
-  async execute(actor: Actor, input: ProxyInput): Promise<ProxyView> {
+  /** `keep`: seals the answer for an idempotency key, kept in the proxy's own write. */
+  async execute(actor: Actor, input: ProxyInput, keep?: KeepAnswer<ProxyView>): Promise<ProxyView> {
     requirePermission(actor, 'proxy:create');
     const settings = await checkSettings(this.deps, actor, input);
     const id = this.deps.ids.next();
@@ -187,10 +189,11 @@ export class CreateProxy {
     const effects = auditOf(this.deps).write(actor, proxy.createdAt, proxyFact(id, 'create', 'Proxy created'), [
       { type: 'proxy.created', data: proxyHookData(proxy) },
     ]);
-    if ((await this.deps.proxies.create(proxy, limit, effects)) === 'limit') {
+    const created: ProxyView = { proxy, configuration, key };
+    if ((await this.deps.proxies.create(proxy, limit, await keptWith(effects, keep, created))) === 'limit') {
       throw ValidationError.field('proxies', `A tenant may have at most ${limit} proxies.`);
     }
-    return { proxy, configuration, key };
+    return created;
   }
 }
 

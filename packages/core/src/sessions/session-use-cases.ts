@@ -1,3 +1,4 @@
+import { type KeepAnswer, keptWith } from '../idempotency/keep-answer';
 import { type Audit, auditOf } from '../audit/audit';
 import type { Clock } from '../shared/clock';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors';
@@ -45,7 +46,8 @@ export interface CreatedSession {
 export class CreateSession {
   constructor(private readonly deps: SessionDeps) {}
 
-  async execute(actor: Actor): Promise<CreatedSession> {
+  /** `keep`: seals the answer for an idempotency key, kept in the session's own write. */
+  async execute(actor: Actor, keep?: KeepAnswer<CreatedSession>): Promise<CreatedSession> {
     requirePermission(actor, 'session:create');
     const now = this.deps.clock.now();
     const key = generateKey('ses', this.deps.random);
@@ -62,8 +64,9 @@ export class CreateSession {
       rules: [],
     };
     const effects = auditOf(this.deps).write(actor, now, { entityType: 'session', entityId: session.id, operation: 'create', message: 'Session created' });
-    await this.deps.sessions.create(session, effects);
-    return { sessionKey: key.plaintext, nonce, expiresAt: session.expiresAt };
+    const created = { sessionKey: key.plaintext, nonce, expiresAt: session.expiresAt };
+    await this.deps.sessions.create(session, await keptWith(effects, keep, created));
+    return created;
   }
 }
 

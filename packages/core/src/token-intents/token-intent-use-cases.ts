@@ -1,3 +1,4 @@
+import { type KeepAnswer, keptWith } from '../idempotency/keep-answer';
 import { type Audit, auditOf } from '../audit/audit';
 import { factsAbout } from '../audit/audit-effects';
 import { NotFoundError, ValidationError } from '../shared/errors';
@@ -46,7 +47,8 @@ const notFound = (): NotFoundError => new NotFoundError('token intent');
 export class CreateTokenIntent {
   constructor(private readonly deps: TokenIntentDeps) {}
 
-  async execute(actor: Actor, input: CreateTokenIntentInput): Promise<TokenIntentView> {
+  /** `keep`: seals the answer for an idempotency key, kept in the intent's own write. */
+  async execute(actor: Actor, input: CreateTokenIntentInput, keep?: KeepAnswer<TokenIntentView>): Promise<TokenIntentView> {
     requirePermission(actor, 'token:intent:create');
     if (input.type === undefined) throw ValidationError.field('type', 'Type is required.');
     if (!isTokenIntentType(input.type)) throw ValidationError.field('type', 'A token intent is of type card or bank.');
@@ -75,8 +77,9 @@ export class CreateTokenIntent {
       createdAt: now,
       expiresAt: new Date(now.getTime() + this.deps.lifetimeMs),
     };
-    await this.deps.intents.create(intent, auditOf(this.deps).write(actor, now, intentFact(id, 'create', 'Token intent created')));
-    return viewTokenIntent(intent, data);
+    const created = viewTokenIntent(intent, data);
+    await this.deps.intents.create(intent, await keptWith(auditOf(this.deps).write(actor, now, intentFact(id, 'create', 'Token intent created')), keep, created));
+    return created;
   }
 }
 

@@ -19,7 +19,7 @@ import { type ClaimedTokenIntent, convertFact, type TokenIntentClaims, unknownIn
 import { auditOf } from '../audit/audit';
 import { type AuditFact, tokenHookData } from '../audit/audit-effects';
 import type { WriteEffects } from '../audit/write-effects';
-import type { KeptAnswer } from '../idempotency/idempotency';
+import { type KeepAnswer, keptWith } from '../idempotency/keep-answer';
 
 /** POST /tokens, after the edge has checked the shape. */
 export interface CreateTokenInput {
@@ -37,12 +37,6 @@ export interface CreateTokenInput {
   readonly deduplicateToken?: boolean | undefined;
   readonly expiresAt?: string | undefined;
 }
-
-/**
- * Seals the answer a write makes, for the store to keep in the write's own transaction (`WriteEffects.kept`): the
- * answer to an idempotency key, which a retry after a crash then replays instead of writing again.
- */
-export type KeepAnswer<T> = (answer: T) => Promise<KeptAnswer>;
 
 /** A create request checked, its token built and sealed: what the store is given, and how to answer once it has it. */
 export interface PreparedToken {
@@ -72,8 +66,12 @@ export class CreateToken {
     const prepared = this.prepare(actor, request, keys, now);
     const created = this.answer(actor, prepared, { status: 'created' }, keys, now);
     const effects = this.creation(actor, prepared, 'create', now, claimed);
-    const kept = keep && { ...effects, kept: await keep(created) };
-    const outcome = await this.deps.tokens.create(prepared.sealed, { deduplicate: prepared.deduplicate, now, effects: kept ?? effects, intentId: claimed?.id });
+    const outcome = await this.deps.tokens.create(prepared.sealed, {
+      deduplicate: prepared.deduplicate,
+      now,
+      effects: await keptWith(effects, keep, created),
+      intentId: claimed?.id,
+    });
     if (outcome.status === 'duplicate_id') throw new ConflictError('TOKEN_ID_EXISTS', 'A token with this id already exists.');
     // A concurrent create used the intent up (or it was deleted) since it was read: nothing was stored.
     if (outcome.status === 'intent_gone') throw unknownIntent();

@@ -4,7 +4,8 @@ import { ConflictError, ForbiddenError, ValidationError } from '../shared/errors
 import { errorsWithin, fieldPath, joinFieldPath } from '../shared/field-path';
 import type { TenantKeys } from '../crypto/tenant-keys';
 import { type ClaimedTokenIntent, unknownIntent } from '../token-intents/token-intent-claims';
-import type { CreateToken, CreateTokenInput, KeepAnswer, PreparedToken } from './create-token';
+import type { CreateToken, CreateTokenInput, PreparedToken } from './create-token';
+import type { KeepAnswer } from '../idempotency/keep-answer';
 import type { TokenDeps } from './token-deps';
 import type { TokenStored } from './token.repository';
 import type { TokenView } from './token-view';

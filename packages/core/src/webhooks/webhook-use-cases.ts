@@ -1,3 +1,4 @@
+import { type KeepAnswer, keptWith } from '../idempotency/keep-answer';
 import { characterCount } from '../shared/text';
 import type { WebhookDelivery, WebhookDeliveryRepository } from './webhook-delivery';
 import { type Audit, auditOf } from '../audit/audit';
@@ -127,7 +128,8 @@ async function loadWebhook(deps: WebhookDeps, actor: Actor, id: string): Promise
 export class CreateWebhook {
   constructor(private readonly deps: WebhookDeps) {}
 
-  async execute(actor: Actor, input: WebhookInput): Promise<WebhookWithSecret> {
+  /** `keep`: seals the answer for an idempotency key, kept in the webhook's own write. */
+  async execute(actor: Actor, input: WebhookInput, keep?: KeepAnswer<WebhookWithSecret>): Promise<WebhookWithSecret> {
     requirePermission(actor, 'webhook:create');
     const valid = await validateWebhookInput(this.deps, input);
     const id = this.deps.ids.next();
@@ -147,10 +149,11 @@ export class CreateWebhook {
     };
     const limit = this.deps.limit ?? MAX_WEBHOOKS_PER_TENANT;
     const effects = auditOf(this.deps).write(actor, webhook.createdAt, webhookFact(id, 'create', 'Webhook created'));
-    if ((await this.deps.webhooks.create(webhook, limit, effects)) === 'limit') {
+    const created = { webhook, secret };
+    if ((await this.deps.webhooks.create(webhook, limit, await keptWith(effects, keep, created))) === 'limit') {
       throw ValidationError.field('webhooks', `A tenant may have at most ${limit} webhooks.`);
     }
-    return { webhook, secret };
+    return created;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { IRouter, RequestHandler } from 'express';
-import { isUuid, NotFoundError, ValidationError } from '@svc/core';
+import { type ApplicationWithKey, isUuid, NotFoundError, ValidationError } from '@svc/core';
 import type { ApplicationUseCases } from '../../container';
 import { actorOf, requires } from '../authenticate';
 import { presentApplication } from '../presenters/application.presenter';
@@ -11,6 +11,7 @@ import {
   updateApplicationSchema,
 } from '../schemas/application.schemas';
 import { sendJson } from '../respond';
+import { keepWithWrite } from '../idempotency';
 import { emptyBody } from '../schemas/common';
 import { validate } from '../validate';
 
@@ -29,14 +30,13 @@ function keyId(raw: string | string[] | undefined): string {
 export function applicationRoutes(router: IRouter, auth: RequestHandler, useCases: ApplicationUseCases, json: RequestHandler): void {
   router.post('/applications', auth, requires('application:create'), json, async (req, res) => {
     const body = validate(createApplicationSchema, req.body);
-    const { application, key } = await useCases.create.execute(actorOf(res), {
-      name: body.name,
-      type: body.type,
-      permissions: body.permissions,
-      rules: body.rules,
-      expiresAt: body.expires_at,
-    });
-    sendJson(res, 201, presentApplication(application, key));
+    const present = ({ application, key }: ApplicationWithKey) => presentApplication(application, key);
+    const created = await useCases.create.execute(
+      actorOf(res),
+      { name: body.name, type: body.type, permissions: body.permissions, rules: body.rules, expiresAt: body.expires_at },
+      keepWithWrite(res, 201, present),
+    );
+    sendJson(res, 201, present(created));
   });
 
   router.get('/applications', auth, requires('application:read'), async (req, res) => {

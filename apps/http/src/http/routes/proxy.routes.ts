@@ -21,6 +21,7 @@ import { actorOf, requires } from '../authenticate';
 import { presentPage } from '../presenters/pagination';
 import { presentProxy } from '../presenters/proxy.presenter';
 import { sendJson } from '../respond';
+import { keepWithWrite } from '../idempotency';
 import { listProxiesQuery, type ProxyBody, proxySchema, type TransformBody } from '../schemas/proxy.schemas';
 import { validate } from '../validate';
 import { declaredOverLimit } from '../json-body';
@@ -96,7 +97,7 @@ export function proxiesRoutes(router: IRouter, auth: RequestHandler, useCases: P
   const body = (req: Request) => toInput(validate(proxySchema, req.body ?? {}));
 
   router.post('/proxies', auth, requires('proxy:create'), parsers.json, async (req, res) => {
-    sendJson(res, 201, presentProxy(await useCases.create.execute(actorOf(res), body(req))));
+    sendJson(res, 201, presentProxy(await useCases.create.execute(actorOf(res), body(req), keepWithWrite(res, 201, presentProxy))));
   });
 
   router.get('/proxies', auth, requires('proxy:read'), async (req, res) => {

@@ -1,7 +1,8 @@
-import { type AuthorizeSession, type CreateSession } from '@svc/core';
+import { type AuthorizeSession, type CreatedSession, type CreateSession } from '@svc/core';
 import type { IRouter, RequestHandler } from 'express';
 import { actorOf, requires } from '../authenticate';
 import { sendJson } from '../respond';
+import { keepWithWrite } from '../idempotency';
 import { emptyBody } from '../schemas/common';
 import { authorizeSessionSchema } from '../schemas/session.schemas';
 import { validate } from '../validate';
@@ -14,8 +15,8 @@ export interface SessionUseCases {
 export function sessionRoutes(router: IRouter, auth: RequestHandler, useCases: SessionUseCases, json: RequestHandler): void {
   router.post('/sessions', auth, requires('session:create'), json, async (req, res) => {
     validate(emptyBody, req.body);
-    const session = await useCases.create.execute(actorOf(res));
-    sendJson(res, 201, { session_key: session.sessionKey, nonce: session.nonce, expires_at: session.expiresAt.toISOString() });
+    const present = (session: CreatedSession) => ({ session_key: session.sessionKey, nonce: session.nonce, expires_at: session.expiresAt.toISOString() });
+    sendJson(res, 201, present(await useCases.create.execute(actorOf(res), keepWithWrite(res, 201, present))));
   });
 
   router.post('/sessions/authorize', auth, requires('session:authorize'), json, async (req, res) => {

@@ -3,6 +3,7 @@ import type { TokenIntentUseCases } from '../../container';
 import { actorOf, requires } from '../authenticate';
 import { presentTokenIntent } from '../presenters/token-intent.presenter';
 import { sendJson } from '../respond';
+import { keepWithWrite } from '../idempotency';
 import { createTokenIntentSchema } from '../schemas/token-intent.schemas';
 import { validate } from '../validate';
 
@@ -10,7 +11,7 @@ import { validate } from '../validate';
 export function tokenIntentRoutes(router: IRouter, auth: RequestHandler, useCases: TokenIntentUseCases, json: RequestHandler): void {
   router.post('/token-intents', auth, requires('token:intent:create'), json, async (req, res) => {
     const body = validate(createTokenIntentSchema, req.body);
-    const view = await useCases.create.execute(actorOf(res), { type: body.type, data: body.data });
+    const view = await useCases.create.execute(actorOf(res), { type: body.type, data: body.data }, keepWithWrite(res, 201, presentTokenIntent));
     sendJson(res, 201, presentTokenIntent(view));
   });
 

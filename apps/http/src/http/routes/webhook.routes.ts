@@ -10,11 +10,13 @@ import {
   type ListWebhookDeliveries,
   NotFoundError,
   type UpdateWebhook,
+  type WebhookWithSecret,
 } from '@svc/core';
 import { actorOf, requires } from '../authenticate';
 import { presentPage } from '../presenters/pagination';
 import { presentDelivery, presentWebhook } from '../presenters/webhook.presenter';
 import { sendJson } from '../respond';
+import { keepWithWrite } from '../idempotency';
 import { listDeliveriesQuery, listWebhooksQuery, webhookSchema } from '../schemas/webhook.schemas';
 import { validate } from '../validate';
 
@@ -45,8 +47,8 @@ const toInput = (body: z.output<typeof webhookSchema>) => ({
 /** Webhooks (beyond.md §6): CRUD, the event types and each webhook's deliveries, management keys only. */
 export function webhookRoutes(router: IRouter, auth: RequestHandler, useCases: WebhookUseCases, json: RequestHandler): void {
   router.post('/webhooks', auth, requires('webhook:create'), json, async (req, res) => {
-    const { webhook, secret } = await useCases.create.execute(actorOf(res), toInput(validate(webhookSchema, req.body)));
-    sendJson(res, 201, presentWebhook(webhook, secret));
+    const present = ({ webhook, secret }: WebhookWithSecret) => presentWebhook(webhook, secret);
+    sendJson(res, 201, present(await useCases.create.execute(actorOf(res), toInput(validate(webhookSchema, req.body)), keepWithWrite(res, 201, present))));
   });
 
   router.get('/webhooks', auth, requires('webhook:read'), async (req, res) => {
