@@ -247,6 +247,27 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
     expect(await tokenCount(h, key)).toBe(3);
   });
 
+  it('takes an intent a deduplicated create was made of with its answer and its convert event, in one step', async () => {
+    const dedup = { ...card, deduplicate_token: true };
+    const first = await as(h.app, key).post('/tokens').send(dedup).expect(201);
+    const intents = as(h.app, await privateKey(h, 'token:intent:create', 'token:intent:read'));
+    const intent = (await intents.post('/token-intents').send(card).expect(201)).body.id as string;
+    const complete = h.store.idempotency.complete.bind(h.store.idempotency);
+    h.store.idempotency.complete = async () => {
+      throw new Error('killed');
+    };
+    const body = { token_intent_id: intent, deduplicate_token: true };
+    const made = await as(h.app, key).post('/tokens').set(KEY, 'intent-dedup').send(body).expect(201);
+    h.store.idempotency.complete = complete;
+    expect(made.body.id).toBe(first.body.id);
+    await intents.get(`/token-intents/${intent}`).expect(404);
+    const again = await as(h.app, key).post('/tokens').set(KEY, 'intent-dedup').send(body).expect(201);
+    expect([again.headers['svc-idempotent-replayed'], again.text]).toEqual(['true', made.text]);
+    const logged = await h.store.auditLog.list(h.tenant.tenant.id, { entityId: intent }, { page: 1, size: 10 });
+    expect(logged.items.map((e) => e.operation).sort()).toEqual(['convert', 'create']);
+    expect(await tokenCount(h, key)).toBe(1);
+  });
+
   it('keeps the answer of every create with the object itself: applications, intents, sessions, webhooks and proxies', async () => {
     const mgmt = as(h.app, h.key);
     const pub = (await mgmt.post('/applications').send({ name: 'web', type: 'public', permissions: ['session:create', 'token:intent:create'] }).expect(201)).body.key as string;

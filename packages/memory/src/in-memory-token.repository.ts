@@ -37,22 +37,19 @@ export class InMemoryTokenRepository implements TokenRepository {
 
   async create(token: StoredToken, options: CreateTokenOptions): Promise<CreateTokenOutcome> {
     const { intentId, now } = options;
-    if (intentId !== undefined && !this.intents?.isLive(token.tenantId, intentId, now)) return { status: 'intent_gone' };
-    let outcome: CreateTokenOutcome | undefined;
     if (options.deduplicate) {
+      // Nothing is written, and an intent is left for the caller to take with its answer.
       const existing = this.oldestWithFingerprint(token, now);
-      if (existing) outcome = { status: 'existing', token: existing };
+      if (existing) return { status: 'existing', token: existing };
     }
-    if (!outcome) {
-      const key = keyOf(token.tenantId, token.id);
-      const current = this.tokens.get(key);
-      if (current && !isTokenExpired(current, now)) return { status: 'duplicate_id' };
-      this.tokens.set(key, token);
-      this.effects?.write(options.effects);
-      outcome = { status: 'created' };
-    }
+    const key = keyOf(token.tenantId, token.id);
+    const current = this.tokens.get(key);
+    if (current && !isTokenExpired(current, now)) return { status: 'duplicate_id' };
+    if (intentId !== undefined && !this.intents?.isLive(token.tenantId, intentId, now)) return { status: 'intent_gone' };
+    this.tokens.set(key, token);
+    this.effects?.write(options.effects);
     if (intentId !== undefined) this.intents?.useUp(token.tenantId, intentId);
-    return outcome;
+    return { status: 'created' };
   }
 
   /** Checks every id and intent first, then stores: nothing is written unless everything can be, all in one turn. */
@@ -60,6 +57,7 @@ export class InMemoryTokenRepository implements TokenRepository {
     const taken = new Set<string>();
     const usedUp = new Set<string>();
     const created: TokenToCreate[] = [];
+    const existing: TokenToCreate[] = [];
     const outcomes: TokenStored[] = [];
     for (const [index, { token, deduplicate, intentId }] of tokens.entries()) {
       if (intentId !== undefined) {
@@ -73,6 +71,7 @@ export class InMemoryTokenRepository implements TokenRepository {
           created.find(({ token: t }) => t.tenantId === token.tenantId && t.type === token.type && t.fingerprint === token.fingerprint)?.token;
         if (found) {
           outcomes.push({ status: 'existing', token: found });
+          existing.push(tokens[index]!);
           continue;
         }
       }
@@ -87,6 +86,7 @@ export class InMemoryTokenRepository implements TokenRepository {
       this.tokens.set(keyOf(token.tenantId, token.id), token);
       this.effects?.write(effects);
     }
+    for (const { effectsIfExisting } of existing) this.effects?.write(effectsIfExisting);
     for (const { token, intentId } of tokens) if (intentId !== undefined) this.intents?.useUp(token.tenantId, intentId);
     if (created.length === tokens.length) this.effects?.write(whenAllCreated);
     return { status: 'created', outcomes };

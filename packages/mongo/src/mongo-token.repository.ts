@@ -71,7 +71,7 @@ export class MongoTokenRepository implements TokenRepository {
   async create(token: StoredToken, options: CreateTokenOptions): Promise<CreateTokenOutcome> {
     const { deduplicate, now, effects, intentId } = options;
     if (hasEffects(effects) || intentId !== undefined) {
-      const outcome = await this.createMany([{ token, deduplicate, effects, intentId }], now);
+      const outcome = await this.createIn([{ token, deduplicate, effects, intentId }], now, undefined, 'leave');
       return outcome.status === 'created' ? outcome.outcomes[0]! : { status: outcome.status };
     }
     const doc = toTokenDocument(token, { dedupClaim: deduplicate });
@@ -108,10 +108,16 @@ export class MongoTokenRepository implements TokenRepository {
    * transaction: a concurrent transaction deleting it too is a write conflict, and the retry finds it gone.
    * `whenAllCreated` joins the effects when no token was deduplicated.
    */
-  async createMany(tokens: readonly TokenToCreate[], now: Date, whenAllCreated?: WriteEffects): Promise<CreateManyOutcome> {
+  createMany(tokens: readonly TokenToCreate[], now: Date, whenAllCreated?: WriteEffects): Promise<CreateManyOutcome> {
+    return this.createIn(tokens, now, whenAllCreated, 'use');
+  }
+
+  private async createIn(tokens: readonly TokenToCreate[], now: Date, whenAllCreated: WriteEffects | undefined, intentOnExisting: 'use' | 'leave'): Promise<CreateManyOutcome> {
     for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
       try {
-        return await this.client.withSession((session) => session.withTransaction(() => this.createAllIn(session, tokens, now, whenAllCreated)));
+        return await this.client.withSession((session) =>
+          session.withTransaction(() => this.createAllIn(session, tokens, now, whenAllCreated, intentOnExisting)),
+        );
       } catch (error) {
         if (error instanceof DuplicateIdInBatch) return { status: 'duplicate_id', index: error.index };
         if (error instanceof IntentGoneInBatch) return { status: 'intent_gone', index: error.index };
@@ -121,21 +127,36 @@ export class MongoTokenRepository implements TokenRepository {
     throw new Error('Creating tokens did not settle: the store kept changing under concurrent writes.');
   }
 
-  private async createAllIn(session: ClientSession, tokens: readonly TokenToCreate[], now: Date, whenAllCreated: WriteEffects | undefined): Promise<CreateManyOutcome> {
+  /**
+   * `intentOnExisting`: 'use' (a bulk call) uses a deduplicated token's intent up with its `effectsIfExisting`;
+   * 'leave' (a single create) leaves it for the caller to take with its answer (CreateTokenOptions.intentId).
+   */
+  private async createAllIn(
+    session: ClientSession,
+    tokens: readonly TokenToCreate[],
+    now: Date,
+    whenAllCreated: WriteEffects | undefined,
+    intentOnExisting: 'use' | 'leave' = 'use',
+  ): Promise<CreateManyOutcome> {
     const outcomes: TokenStored[] = [];
     const effects: WriteEffects[] = [];
-    for (const [index, { token, deduplicate, effects: tokenEffects, intentId }] of tokens.entries()) {
-      if (intentId !== undefined) {
-        const live = { _id: intentId, tenant_id: token.tenantId, expires_at: { $gt: now } };
-        if ((await this.intents.deleteOne(live, { session })).deletedCount !== 1) throw new IntentGoneInBatch(index);
-      }
+    const useUp = async (tenantId: string, intentId: string, index: number): Promise<void> => {
+      const live = { _id: intentId, tenant_id: tenantId, expires_at: { $gt: now } };
+      if ((await this.intents.deleteOne(live, { session })).deletedCount !== 1) throw new IntentGoneInBatch(index);
+    };
+    for (const [index, { token, deduplicate, effects: tokenEffects, intentId, effectsIfExisting }] of tokens.entries()) {
       if (deduplicate) {
         const existing = await this.oldestWithFingerprint(token, now, session);
         if (existing) {
+          if (intentId !== undefined && intentOnExisting === 'use') {
+            await useUp(token.tenantId, intentId, index);
+            if (effectsIfExisting) effects.push(effectsIfExisting);
+          }
           outcomes.push({ status: 'existing', token: existing });
           continue;
         }
       }
+      if (intentId !== undefined) await useUp(token.tenantId, intentId, index);
       const live = await this.tokens.findOne({ tenant_id: token.tenantId, id: token.id, ...liveTokenFilter(now) }, { projection: { _id: 1 }, session });
       if (live) throw new DuplicateIdInBatch(index);
       await this.releaseExpired(token, now, deduplicate, session);

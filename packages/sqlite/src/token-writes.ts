@@ -153,16 +153,18 @@ export class TokenWrites {
   }
 
   /**
-   * A create, and the intent it is made of used up in the same savepoint: a duplicate id puts the intent back, and
-   * an intent no longer live (used, deleted, expired) stores nothing. Only intents' creates pay for the savepoint.
+   * A create, and the intent it is made of used up in the same savepoint when the token is created: an intent no
+   * longer live (used, deleted, expired) stores nothing. A deduplication writes nothing and leaves the intent (the
+   * caller takes it with its answer). Only intents' creates pay for the savepoint.
    */
   private createOne(token: StoredToken, deduplicate: boolean, now: number, effects: WriteEffects | undefined, intentId: string | undefined): CreateTokenOutcome {
     if (intentId === undefined) return this.create(token, deduplicate, now, effects);
     let outcome: CreateTokenOutcome | undefined;
     try {
       this.chains.savepoint(() => {
-        outcome = this.useUp(token.tenantId, intentId, now) ? this.create(token, deduplicate, now, effects) : { status: 'intent_gone' };
-        if (outcome.status === 'duplicate_id' || outcome.status === 'intent_gone') throw ROLL_BACK;
+        outcome = this.create(token, deduplicate, now, effects);
+        if (outcome.status === 'created' && !this.useUp(token.tenantId, intentId, now)) outcome = { status: 'intent_gone' };
+        if (outcome.status === 'intent_gone') throw ROLL_BACK;
       });
     } catch (error) {
       if (error !== ROLL_BACK) throw error;
@@ -210,7 +212,7 @@ export class TokenWrites {
     try {
       this.chains.savepoint(() => {
         const outcomes: TokenStored[] = [];
-        for (const [index, { token, deduplicate, effects, intentId }] of tokens.entries()) {
+        for (const [index, { token, deduplicate, effects, intentId, effectsIfExisting }] of tokens.entries()) {
           if (intentId !== undefined && !this.useUp(token.tenantId, intentId, now)) {
             outcome = { status: 'intent_gone', index };
             throw ROLL_BACK;
@@ -220,6 +222,7 @@ export class TokenWrites {
             outcome = { status: 'duplicate_id', index };
             throw ROLL_BACK;
           }
+          if (created.status === 'existing') this.effects.write(effectsIfExisting);
           outcomes.push(created);
         }
         if (outcomes.every((o) => o.status === 'created')) this.effects.write(whenAllCreated);

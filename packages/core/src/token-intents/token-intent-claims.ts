@@ -1,4 +1,5 @@
 import type { AuditFact } from '../audit/audit-effects';
+import type { WriteEffects } from '../audit/write-effects';
 import { ValidationError } from '../shared/errors';
 import type { Actor } from '../auth/actor';
 import type { Keyring } from '../crypto/keyring';
@@ -56,6 +57,15 @@ export class TokenIntentClaims {
     }
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     return { id: intent.id, type: intent.type, data: withoutCvc(intent.type, openIntentData(keys, intent.id, intent.sealedData)) };
+  }
+
+  /**
+   * Uses the intent up for a create that deduplication answered with an existing token: the intent is taken with
+   * `effects` (its `convert` event, the answer kept for an idempotency key) in one atomic step. A 400 on
+   * `token_intent_id` when a concurrent create or delete took it first.
+   */
+  async useUp(actor: Actor, id: string, now: Date, effects: WriteEffects): Promise<void> {
+    if (!(await this.deps.intents.take(actor.tenantId, id, now, effects))) throw unknownIntent();
   }
 }
 

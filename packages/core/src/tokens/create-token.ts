@@ -76,8 +76,16 @@ export class CreateToken {
     // A concurrent create used the intent up (or it was deleted) since it was read: nothing was stored.
     if (outcome.status === 'intent_gone') throw unknownIntent();
     if (outcome.status === 'created') return created;
-    this.recordDeduplicated(actor, [{ id: outcome.token.id, claimed }], 'create', now);
-    return this.answer(actor, prepared, outcome, keys, now);
+    const answer = this.answer(actor, prepared, outcome, keys, now);
+    if (!claimed || !this.intents) {
+      this.recordDeduplicated(actor, [{ id: outcome.token.id }], 'create', now);
+      return answer;
+    }
+    // Nothing was written: the intent is taken now, with its events and the answer (an intent is never used up
+    // without either, even by a crash).
+    const facts = this.deduplicatedFacts([{ id: outcome.token.id, claimed }], 'create');
+    await this.intents.useUp(actor, claimed.id, now, await keptWith(auditOf(this.deps).write(actor, now, facts), keep, answer));
+    return answer;
   }
 
   /**
@@ -103,16 +111,17 @@ export class CreateToken {
     ]);
   }
 
-  /**
-   * Creates that deduplication answered with existing tokens: nothing was written, so their events go to the trail,
-   * with the `convert` of an intent the store used up for one (the caller has its token).
-   */
-  recordDeduplicated(actor: Actor, answered: ReadonlyArray<{ readonly id: string; readonly claimed?: ClaimedTokenIntent | undefined }>, operation: 'create' | 'tokenize', now: Date): void {
-    const facts = answered.flatMap(({ id, claimed }): AuditFact[] => [
+  /** Creates that deduplication answered with existing tokens: nothing was written, so their events go to the trail. */
+  recordDeduplicated(actor: Actor, answered: ReadonlyArray<{ readonly id: string }>, operation: 'create' | 'tokenize', now: Date): void {
+    auditOf(this.deps).record(actor, now, this.deduplicatedFacts(answered, operation));
+  }
+
+  /** The events of creates answered with existing tokens, with the `convert` of the intent one was made of. */
+  deduplicatedFacts(answered: ReadonlyArray<{ readonly id: string; readonly claimed?: ClaimedTokenIntent | undefined }>, operation: 'create' | 'tokenize'): AuditFact[] {
+    return answered.flatMap(({ id, claimed }): AuditFact[] => [
       { entityType: 'token', entityId: id, operation, message: 'Token create answered with an existing token (deduplicated)' },
       ...(claimed ? [convertFact(claimed.id)] : []),
     ]);
-    auditOf(this.deps).record(actor, now, facts);
   }
 
   /**

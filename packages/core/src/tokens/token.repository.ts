@@ -23,9 +23,11 @@ export interface CreateTokenOptions {
   /** Stored with the token when it is created (not when it deduplicates). */
   readonly effects?: WriteEffects | undefined;
   /**
-   * The id of the token intent (of the token's tenant) the token is made of. The live intent is removed in the
-   * create's own atomic step, whether the token is created or deduplicated; when it is not live, nothing is stored
-   * and the outcome is `intent_gone`. So an intent becomes exactly one answer, and a crash never loses it.
+   * The id of the token intent (of the token's tenant) the token is made of. When the token is created, the live
+   * intent is removed in the create's own atomic step; when it is not live, nothing is stored and the outcome is
+   * `intent_gone`. When deduplication answers `existing`, nothing is written and the intent is left as it is: the
+   * caller takes it (`TokenIntentRepository.take`) with the answer it makes of the existing token. So an intent
+   * becomes exactly one answer, and a crash never loses it.
    */
   readonly intentId?: string | undefined;
 }
@@ -36,8 +38,13 @@ export interface TokenToCreate {
   readonly deduplicate: boolean;
   /** Stored with the token when it is created (not when it deduplicates). */
   readonly effects?: WriteEffects | undefined;
-  /** The token intent it is made of, used up with it (see {@link CreateTokenOptions.intentId}). */
+  /**
+   * The token intent it is made of, used up with it in the call's atomic step whether it is created or deduplicated
+   * (a bulk call's answer is made of all its tokens, so it cannot wait for one intent to be taken after).
+   */
   readonly intentId?: string | undefined;
+  /** Stored with the token when it deduplicates instead (such as its intent's `convert` event). */
+  readonly effectsIfExisting?: WriteEffects | undefined;
 }
 
 /** What {@link TokenRepository.createMany} did: everything, or (on a duplicate id or an intent gone) nothing. */

@@ -3,7 +3,8 @@ import type { Actor } from '../auth/actor';
 import { ConflictError, ForbiddenError, ValidationError } from '../shared/errors';
 import { errorsWithin, fieldPath, joinFieldPath } from '../shared/field-path';
 import type { TenantKeys } from '../crypto/tenant-keys';
-import { type ClaimedTokenIntent, unknownIntent } from '../token-intents/token-intent-claims';
+import { type ClaimedTokenIntent, convertFact, unknownIntent } from '../token-intents/token-intent-claims';
+import { auditOf } from '../audit/audit';
 import type { CreateToken, CreateTokenInput, PreparedToken } from './create-token';
 import type { KeepAnswer } from '../idempotency/keep-answer';
 import type { TokenDeps } from './token-deps';
@@ -151,6 +152,8 @@ export class Tokenize {
         deduplicate: p.deduplicate,
         effects: this.create.creation(actor, p, 'tokenize', now, intents[i]),
         intentId: intents[i]?.id,
+        // The intent is used up in the call's step either way: its `convert` event goes with it.
+        effectsIfExisting: intents[i] && auditOf(this.deps).write(actor, now, convertFact(intents[i]!.id)),
       })),
       now,
       allCreated,
@@ -163,7 +166,7 @@ export class Tokenize {
         [field]: ['A token with this id already exists.'],
       });
     }
-    const deduplicated = outcome.outcomes.flatMap((o, i) => (o.status === 'existing' ? [{ id: o.token.id, claimed: intents[i] }] : []));
+    const deduplicated = outcome.outcomes.flatMap((o) => (o.status === 'existing' ? [{ id: o.token.id }] : []));
     if (deduplicated.length > 0) this.create.recordDeduplicated(actor, deduplicated, 'tokenize', now);
     return { prepared, outcomes: outcome.outcomes, kept };
   }

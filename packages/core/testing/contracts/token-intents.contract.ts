@@ -2,6 +2,7 @@ import type { Store } from '../../src/shared/store';
 import type { StoredTokenIntent } from '../../src/token-intents/token-intent';
 import { useStore } from './use-store';
 import { aStoredToken } from '../builders';
+import { anAuditEvent } from './audit-log.contract';
 
 const T1 = '11111111-0000-4000-8000-000000000001';
 const T2 = '22222222-0000-4000-8000-000000000002';
@@ -125,14 +126,27 @@ export function describeTokenIntentContract(open: () => Promise<Store>): void {
         expect(await intents().findById(T1, 'i1', BEFORE)).toBeDefined();
       });
 
-      it('uses the intent up when deduplication answers with an existing token', async () => {
+      it('writes nothing on a deduplication and leaves the intent, for the caller to take with its answer', async () => {
         const existing = aStoredToken().inTenant(T1).with({ fingerprint: 'fp-same' }).build();
         await tokens().create(existing, { deduplicate: true, now: BEFORE });
         await intents().create(intent('i1'));
         const again = aStoredToken().inTenant(T1).with({ fingerprint: 'fp-same' }).build();
         const outcome = await tokens().create(again, { deduplicate: true, now: BEFORE, intentId: 'i1' });
         expect(outcome).toMatchObject({ status: 'existing', token: { id: existing.id } });
+        expect(await intents().findById(T1, 'i1', BEFORE)).toBeDefined();
+      });
+
+      it('in a bulk create, uses up the intent of a deduplicated token too, with its effectsIfExisting', async () => {
+        const existing = aStoredToken().inTenant(T1).with({ fingerprint: 'fp-same' }).build();
+        await tokens().create(existing, { deduplicate: true, now: BEFORE });
+        await intents().create(intent('i1'));
+        const again = aStoredToken().inTenant(T1).with({ fingerprint: 'fp-same' }).build();
+        const convert = { events: [anAuditEvent({ tenantId: T1, entityType: 'token_intent', entityId: 'i1', operation: 'convert', message: 'converted' })], messages: [] };
+        const outcome = await tokens().createMany([{ token: again, deduplicate: true, intentId: 'i1', effectsIfExisting: convert }], BEFORE);
+        expect(outcome).toMatchObject({ status: 'created', outcomes: [{ status: 'existing', token: { id: existing.id } }] });
         expect(await intents().findById(T1, 'i1', BEFORE)).toBeUndefined();
+        const logged = await store().auditLog.list(T1, { entityId: 'i1' }, { page: 1, size: 10 });
+        expect(logged.items.map((e) => e.operation)).toEqual(['convert']);
       });
 
       it('makes exactly one token of an intent named by many concurrent creates', async () => {
