@@ -26,12 +26,14 @@ interface Sent {
 }
 
 const single = (key: string): Sent => ({ key, path: '/tokens', body: { type: 'token', data: `value ${key}`, metadata: { req: key } }, tokens: 1 });
+/** New tokens, and one deduplicated to the base token: its answer is predicted before the write, and kept with it. */
 const bulk = (key: string): Sent => ({
   key,
   path: '/tokenize',
-  body: Array.from({ length: BULK_SIZE }, (_, i) => ({ type: 'token', data: `value ${key} ${i}`, metadata: { req: key } })),
+  body: [...Array.from({ length: BULK_SIZE }, (_, i) => ({ type: 'token', data: `value ${key} ${i}`, metadata: { req: key } })), BASE],
   tokens: BULK_SIZE,
 });
+const BASE = { type: 'token', data: 'the base token', deduplicate_token: true };
 
 describe('svc serve killed while idempotent token creates run', () => {
   let dataDir: string;
@@ -53,6 +55,7 @@ describe('svc serve killed while idempotent token creates run', () => {
       permissions: ['token:create', 'token:read', 'token:search'],
     });
     const apiKey = (JSON.parse(created.body) as { key: string }).key;
+    expect((await send(served.url, false, 'POST', '/tokens', apiKey, BASE)).status).toBe(201);
 
     for (let round = 0; round < 2; round++) {
       const sent: Sent[] = [];
@@ -96,14 +99,14 @@ describe('svc serve killed while idempotent token creates run', () => {
           const retry = await sendKeyed(served.url, agent, apiKey, request);
           if (ids.length === request.tokens) {
             // Committed before the kill: the retry is the answer, kept with the tokens.
-            const answered = retry.status === 201 ? idsOf(retry.body) : [];
+            const answered = retry.status === 201 ? idsOf(retry.body, request.tokens) : [];
             if (retry.status !== 201 || JSON.stringify(answered) !== JSON.stringify(ids)) broken.push(`${request.key}: tokens ${ids.join()} retry ${retry.status} ${retry.body.slice(0, 120)}`);
           } else if (ids.length !== 0) {
             broken.push(`${request.key}: ${ids.length} of its ${request.tokens} tokens`);
           } else if (retry.status === 201) {
             // Never claimed (the kill came first): the retry is its first run, and makes its tokens once.
             const made = await tokensOf(served.url, agent, apiKey, request.key);
-            if (JSON.stringify(made) !== JSON.stringify(idsOf(retry.body))) broken.push(`${request.key}: first run made ${made.join()}`);
+            if (JSON.stringify(made) !== JSON.stringify(idsOf(retry.body, request.tokens))) broken.push(`${request.key}: first run made ${made.join()}`);
           } else if (retry.status !== 409) {
             // Claimed and never committed: the dead process's claim holds the key until the takeover.
             broken.push(`${request.key}: no tokens, retry ${retry.status}`);
@@ -135,8 +138,8 @@ async function tokensOf(url: string, agent: Agent, apiKey: string, key: string):
   return (JSON.parse(found.body) as { data: Array<{ id: string }> }).data.map((t) => t.id).sort();
 }
 
-/** The token ids of a 201 to POST /tokens (one) or POST /tokenize (an array of tokens), sorted. */
-function idsOf(body: string): string[] {
+/** The ids of the first `count` tokens of a 201 to POST /tokens (one) or POST /tokenize (an array), sorted. */
+function idsOf(body: string, count: number): string[] {
   const answer = JSON.parse(body) as { id: string } | Array<{ id: string }>;
-  return (Array.isArray(answer) ? answer : [answer]).map((t) => t.id).sort();
+  return (Array.isArray(answer) ? answer : [answer]).slice(0, count).map((t) => t.id).sort();
 }

@@ -247,6 +247,25 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
     expect(await tokenCount(h, key)).toBe(3);
   });
 
+  it('keeps the answer of a /tokenize mixing new and deduplicated tokens with the write, as predicted before it', async () => {
+    const dedup = { ...card, deduplicate_token: true };
+    const base = await as(h.app, key).post('/tokens').send(dedup).expect(201);
+    const complete = h.store.idempotency.complete.bind(h.store.idempotency);
+    h.store.idempotency.complete = async () => {
+      throw new Error('killed');
+    };
+    // The base token, a new one, and a second new one deduplicated to the first within the call.
+    const fresh = { type: 'token', data: 'fresh', deduplicate_token: true };
+    const body = [dedup, fresh, fresh, 'plain'];
+    const made = await as(h.app, key).post('/tokenize').set(KEY, 'mixed').send(body).expect(201);
+    h.store.idempotency.complete = complete;
+    expect(made.body[0].id).toBe(base.body.id);
+    expect(made.body[2].id).toBe(made.body[1].id);
+    const again = await as(h.app, key).post('/tokenize').set(KEY, 'mixed').send(body).expect(201);
+    expect([again.headers['svc-idempotent-replayed'], again.text]).toEqual(['true', made.text]);
+    expect(await tokenCount(h, key)).toBe(3);
+  });
+
   it('takes an intent a deduplicated create was made of with its answer and its convert event, in one step', async () => {
     const dedup = { ...card, deduplicate_token: true };
     const first = await as(h.app, key).post('/tokens').send(dedup).expect(201);

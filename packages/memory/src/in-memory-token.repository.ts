@@ -5,6 +5,7 @@ import type {
   CreateManyOutcome,
   CreateTokenOptions,
   CreateTokenOutcome,
+  EffectsIfOutcomes,
   DataKeyRepository,
   Page,
   PageRequest,
@@ -17,7 +18,7 @@ import type {
   WrappedDataKey,
 } from '@svc/core';
 import { newestFirst, paginate } from './paginate';
-import { isAfterPosition, isTokenExpired, matchesQuery, tokenExpiryEffects, type KeysetPage, type KeysetRequest } from '@svc/core';
+import { isAfterPosition, isTokenExpired, outcomesAsExpected, matchesQuery, tokenExpiryEffects, type KeysetPage, type KeysetRequest } from '@svc/core';
 
 const keyOf = (tenantId: string, id: string): string => `${tenantId}\u0000${id}`;
 
@@ -53,7 +54,7 @@ export class InMemoryTokenRepository implements TokenRepository {
   }
 
   /** Checks every id and intent first, then stores: nothing is written unless everything can be, all in one turn. */
-  async createMany(tokens: readonly TokenToCreate[], now: Date, whenAllCreated?: WriteEffects): Promise<CreateManyOutcome> {
+  async createMany(tokens: readonly TokenToCreate[], now: Date, ifOutcomes?: EffectsIfOutcomes): Promise<CreateManyOutcome> {
     const taken = new Set<string>();
     const usedUp = new Set<string>();
     const created: TokenToCreate[] = [];
@@ -88,7 +89,7 @@ export class InMemoryTokenRepository implements TokenRepository {
     }
     for (const { effectsIfExisting } of existing) this.effects?.write(effectsIfExisting);
     for (const { token, intentId } of tokens) if (intentId !== undefined) this.intents?.useUp(token.tenantId, intentId);
-    if (created.length === tokens.length) this.effects?.write(whenAllCreated);
+    if (ifOutcomes && outcomesAsExpected(outcomes, ifOutcomes.expected)) this.effects?.write(ifOutcomes.effects);
     return { status: 'created', outcomes };
   }
 
@@ -170,7 +171,11 @@ export class InMemoryTokenRepository implements TokenRepository {
     return [...this.tokens.values()];
   }
 
-  private oldestWithFingerprint(token: StoredToken, now: Date): StoredToken | undefined {
+  async findByFingerprint(tenantId: string, type: StoredToken['type'], fingerprint: string, now: Date): Promise<StoredToken | undefined> {
+    return this.oldestWithFingerprint({ tenantId, type, fingerprint }, now);
+  }
+
+  private oldestWithFingerprint(token: Pick<StoredToken, 'tenantId' | 'type' | 'fingerprint'>, now: Date): StoredToken | undefined {
     let found: StoredToken | undefined;
     for (const t of this.tokens.values()) {
       if (t.tenantId !== token.tenantId || t.type !== token.type || t.fingerprint !== token.fingerprint || isTokenExpired(t, now)) continue;

@@ -3,6 +3,7 @@ import type {
   CreateManyOutcome,
   CreateTokenOptions,
   CreateTokenOutcome,
+  EffectsIfOutcomes,
   KeysetPage,
   KeysetRequest,
   Page,
@@ -15,7 +16,7 @@ import type {
   UpdateTokenOutcome,
   WriteEffects,
 } from '@svc/core';
-import { hasEffects, tokenExpiryEffects } from '@svc/core';
+import { hasEffects, outcomesAsExpected, tokenExpiryEffects } from '@svc/core';
 import { toBinary } from './documents';
 import { type EffectWrites, mergeEffects, whenTrue } from './effect-writes';
 import { isDuplicateKeyError } from './mongo-errors';
@@ -106,17 +107,21 @@ export class MongoTokenRepository implements TokenRepository {
    * commit the snapshot did not show) retries the whole transaction. The effects of the tokens created (not of those
    * deduplicated) are stored at the end of the same transaction. A token's intent is deleted first, in the
    * transaction: a concurrent transaction deleting it too is a write conflict, and the retry finds it gone.
-   * `whenAllCreated` joins the effects when no token was deduplicated.
+   * `ifOutcomes.effects` join the effects when the outcomes are the expected ones.
    */
-  createMany(tokens: readonly TokenToCreate[], now: Date, whenAllCreated?: WriteEffects): Promise<CreateManyOutcome> {
-    return this.createIn(tokens, now, whenAllCreated, 'use');
+  createMany(tokens: readonly TokenToCreate[], now: Date, ifOutcomes?: EffectsIfOutcomes): Promise<CreateManyOutcome> {
+    return this.createIn(tokens, now, ifOutcomes, 'use');
   }
 
-  private async createIn(tokens: readonly TokenToCreate[], now: Date, whenAllCreated: WriteEffects | undefined, intentOnExisting: 'use' | 'leave'): Promise<CreateManyOutcome> {
+  findByFingerprint(tenantId: string, type: StoredToken['type'], fingerprint: string, now: Date): Promise<StoredToken | undefined> {
+    return this.oldestWithFingerprint({ tenantId, type, fingerprint }, now);
+  }
+
+  private async createIn(tokens: readonly TokenToCreate[], now: Date, ifOutcomes: EffectsIfOutcomes | undefined, intentOnExisting: 'use' | 'leave'): Promise<CreateManyOutcome> {
     for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
       try {
         return await this.client.withSession((session) =>
-          session.withTransaction(() => this.createAllIn(session, tokens, now, whenAllCreated, intentOnExisting)),
+          session.withTransaction(() => this.createAllIn(session, tokens, now, ifOutcomes, intentOnExisting)),
         );
       } catch (error) {
         if (error instanceof DuplicateIdInBatch) return { status: 'duplicate_id', index: error.index };
@@ -135,7 +140,7 @@ export class MongoTokenRepository implements TokenRepository {
     session: ClientSession,
     tokens: readonly TokenToCreate[],
     now: Date,
-    whenAllCreated: WriteEffects | undefined,
+    ifOutcomes: EffectsIfOutcomes | undefined,
     intentOnExisting: 'use' | 'leave' = 'use',
   ): Promise<CreateManyOutcome> {
     const outcomes: TokenStored[] = [];
@@ -164,7 +169,7 @@ export class MongoTokenRepository implements TokenRepository {
       outcomes.push({ status: 'created' });
       if (tokenEffects) effects.push(tokenEffects);
     }
-    if (whenAllCreated && outcomes.every((o) => o.status === 'created')) effects.push(whenAllCreated);
+    if (ifOutcomes && outcomesAsExpected(outcomes, ifOutcomes.expected)) effects.push(ifOutcomes.effects);
     await this.effects.store(mergeEffects(effects), session);
     return { status: 'created', outcomes };
   }
@@ -277,7 +282,11 @@ export class MongoTokenRepository implements TokenRepository {
     return docs.map(fromTokenDocument);
   }
 
-  private async oldestWithFingerprint(token: StoredToken, now: Date, session?: ClientSession): Promise<StoredToken | undefined> {
+  private async oldestWithFingerprint(
+    token: Pick<StoredToken, 'tenantId' | 'type' | 'fingerprint'>,
+    now: Date,
+    session?: ClientSession,
+  ): Promise<StoredToken | undefined> {
     const filter = { tenant_id: token.tenantId, fingerprint: token.fingerprint, type: token.type, ...liveTokenFilter(now) };
     const doc = await this.tokens.findOne(filter, { sort: { created_at: 1, id: 1 }, ...(session ? { session } : {}) });
     return doc ? fromTokenDocument(doc) : undefined;

@@ -4,6 +4,7 @@ import type {
   CreateManyOutcome,
   CreateTokenOptions,
   CreateTokenOutcome,
+  EffectsIfOutcomes,
   KeysetPage,
   KeysetRequest,
   Page,
@@ -29,6 +30,7 @@ import type { SearchReaders } from './search-readers';
  */
 export class SqliteTokenRepository implements TokenRepository {
   private readonly byId: Statement;
+  private readonly byFingerprint: Statement;
   private readonly byIds: Statement;
   private readonly expired: Statement;
   private readonly cvcDue: Statement;
@@ -57,6 +59,8 @@ export class SqliteTokenRepository implements TokenRepository {
     private readonly courier = new AuditKeyCourier(),
   ) {
     // Positional parameters: binding by name showed in profiles of the token read, the hottest statement.
+    this.byFingerprint = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ?
+      AND t.fingerprint = ? AND t.type = ? AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
     this.byId = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND t.id = ? AND ${LIVE}`);
     // The ids travel as one JSON array: one statement, one plan and one round trip whatever their number.
     this.byIds = selectTokens(
@@ -94,10 +98,16 @@ export class SqliteTokenRepository implements TokenRepository {
   }
 
   /** One write of the queue, run in one savepoint of its batch's transaction: all stored, or none. */
-  createMany(tokens: readonly TokenToCreate[], now: Date, whenAllCreated?: WriteEffects): Promise<CreateManyOutcome> {
+  createMany(tokens: readonly TokenToCreate[], now: Date, ifOutcomes?: EffectsIfOutcomes): Promise<CreateManyOutcome> {
     const tenantId = tokens[0]?.token.tenantId;
-    if (tenantId !== undefined && this.courier.needs(tenantId)) return this.withKeys(tenantId, () => this.createMany(tokens, now, whenAllCreated));
-    return this.writer.run({ op: 'createMany', tokens, now: now.getTime(), whenAllCreated }) as Promise<CreateManyOutcome>;
+    if (tenantId !== undefined && this.courier.needs(tenantId)) return this.withKeys(tenantId, () => this.createMany(tokens, now, ifOutcomes));
+    return this.writer.run({ op: 'createMany', tokens, now: now.getTime(), ifOutcomes }) as Promise<CreateManyOutcome>;
+  }
+
+  /** As the writer's deduplication looks it up (TokenWrites), on this connection. */
+  async findByFingerprint(tenantId: string, type: StoredToken['type'], fingerprint: string, now: Date): Promise<StoredToken | undefined> {
+    const row = this.byFingerprint.get(tenantId, fingerprint, type, now.getTime()) as IndexedTuple | undefined;
+    return row && toStoredToken(row);
   }
 
   async findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined> {

@@ -5,13 +5,14 @@ import type {
   ChainedAuditEvent,
   CreateManyOutcome,
   CreateTokenOutcome,
+  EffectsIfOutcomes,
   StoredToken,
   TokenStored,
   TokenToCreate,
   UpdateTokenOutcome,
   WriteEffects,
 } from '@svc/core';
-import { tokenExpiryEffects } from '@svc/core';
+import { outcomesAsExpected, tokenExpiryEffects } from '@svc/core';
 import { AuditChainWrites } from './audit-chain-writes';
 import { EffectWrites } from './effect-writes';
 import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, TOKEN_ROW_COLUMNS, tokenRowValues, toRow, toStoredToken } from './token-rows';
@@ -42,7 +43,7 @@ export type TokenWrite = { readonly auditKeys?: Readonly<Record<string, Uint8Arr
       readonly effects?: WriteEffects | undefined;
       readonly intentId?: string | undefined;
     }
-  | { readonly op: 'createMany'; readonly tokens: readonly TokenToCreate[]; readonly now: number; readonly whenAllCreated?: WriteEffects | undefined }
+  | { readonly op: 'createMany'; readonly tokens: readonly TokenToCreate[]; readonly now: number; readonly ifOutcomes?: EffectsIfOutcomes | undefined }
   | { readonly op: 'update'; readonly token: StoredToken; readonly now: number; readonly effects?: WriteEffects | undefined }
   | { readonly op: 'delete'; readonly tenantId: string; readonly id: string; readonly effects?: WriteEffects | undefined }
   | {
@@ -129,7 +130,7 @@ export class TokenWrites {
       case 'create':
         return this.createOne(write.token, write.deduplicate, write.now, write.effects, write.intentId);
       case 'createMany':
-        return this.createMany(write.tokens, write.now, write.whenAllCreated);
+        return this.createMany(write.tokens, write.now, write.ifOutcomes);
       case 'update':
         return this.update(write.token, write.now, write.effects);
       case 'delete': {
@@ -207,7 +208,7 @@ export class TokenWrites {
    * (same connection, same transaction), so a second token of one fingerprint deduplicates to the first, a repeated id
    * is a duplicate, and an intent named twice is gone the second time.
    */
-  private createMany(tokens: readonly TokenToCreate[], now: number, whenAllCreated: WriteEffects | undefined): CreateManyOutcome {
+  private createMany(tokens: readonly TokenToCreate[], now: number, ifOutcomes: EffectsIfOutcomes | undefined): CreateManyOutcome {
     let outcome: CreateManyOutcome | undefined;
     try {
       this.chains.savepoint(() => {
@@ -225,7 +226,7 @@ export class TokenWrites {
           if (created.status === 'existing') this.effects.write(effectsIfExisting);
           outcomes.push(created);
         }
-        if (outcomes.every((o) => o.status === 'created')) this.effects.write(whenAllCreated);
+        if (ifOutcomes && outcomesAsExpected(outcomes, ifOutcomes.expected)) this.effects.write(ifOutcomes.effects);
         outcome = { status: 'created', outcomes };
       });
     } catch (error) {

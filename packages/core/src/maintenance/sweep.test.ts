@@ -44,6 +44,7 @@ function tokenStore(initial: StoredToken[]): TokenRepository & { rows: Map<strin
     },
     findMany: async () => new Map(),
     searchAfter: async () => ({ items: [], hasMore: false }),
+    findByFingerprint: async () => undefined,
   };
 }
 

@@ -47,6 +47,29 @@ export interface TokenToCreate {
   readonly effectsIfExisting?: WriteEffects | undefined;
 }
 
+/** What the answer to a bulk create was sealed for: each token created, or deduplicated to this token as it was read. */
+export type ExpectedOutcome = { readonly status: 'created' } | { readonly status: 'existing'; readonly id: string; readonly version: number };
+
+/**
+ * Effects a bulk create stores only when its outcomes are the ones `expected` (such as its answer, kept for an
+ * idempotency key, made before the write from a prediction of its deduplications).
+ */
+export interface EffectsIfOutcomes {
+  readonly expected: readonly ExpectedOutcome[];
+  readonly effects: WriteEffects;
+}
+
+/** Whether `outcomes` are the `expected` ones, one for one. */
+export function outcomesAsExpected(outcomes: readonly TokenStored[], expected: readonly ExpectedOutcome[]): boolean {
+  return (
+    outcomes.length === expected.length &&
+    outcomes.every((o, i) => {
+      const e = expected[i]!;
+      return o.status === 'created' ? e.status === 'created' : e.status === 'existing' && e.id === o.token.id && e.version === o.token.version;
+    })
+  );
+}
+
 /** What {@link TokenRepository.createMany} did: everything, or (on a duplicate id or an intent gone) nothing. */
 export type CreateManyOutcome =
   /** Every token was stored, or deduplicated to a live one; one outcome per token, in order. */
@@ -85,10 +108,12 @@ export interface TokenRepository {
    * Creates every token in one atomic step: all are stored, or none. Each is created as `create` would (deduplication
    * included), in order, so a later token of the call deduplicates to an earlier one of the same fingerprint. When any
    * has the id of a live token, or names an intent that is not live (or that an earlier token of the call used up),
-   * nothing is stored and the first such is named. `whenAllCreated` is stored in the same step when every token was
-   * created (none deduplicated): what is true of the call only then, such as its answer kept for an idempotency key.
+   * nothing is stored and the first such is named. `ifOutcomes.effects` are stored in the same step when the
+   * outcomes are `ifOutcomes.expected` (see outcomesAsExpected).
    */
-  createMany(tokens: readonly TokenToCreate[], now: Date, whenAllCreated?: WriteEffects): Promise<CreateManyOutcome>;
+  createMany(tokens: readonly TokenToCreate[], now: Date, ifOutcomes?: EffectsIfOutcomes): Promise<CreateManyOutcome>;
+  /** The live token deduplication would answer for this tenant, type and fingerprint (the oldest), if any. */
+  findByFingerprint(tenantId: string, type: StoredToken['type'], fingerprint: string, now: Date): Promise<StoredToken | undefined>;
   findById(tenantId: string, id: string, now: Date): Promise<StoredToken | undefined>;
   /** The live tokens of a tenant among `ids`, in one round trip to the store; ids without one are absent from the map. */
   findMany(tenantId: string, ids: readonly string[], now: Date): Promise<ReadonlyMap<string, StoredToken>>;

@@ -8,7 +8,8 @@ import { auditOf } from '../audit/audit';
 import type { CreateToken, CreateTokenInput, PreparedToken } from './create-token';
 import type { KeepAnswer } from '../idempotency/keep-answer';
 import type { TokenDeps } from './token-deps';
-import type { TokenStored } from './token.repository';
+import { type ExpectedOutcome, outcomesAsExpected, type TokenStored } from './token.repository';
+import type { StoredToken } from './token';
 import type { TokenView } from './token-view';
 import { isRecord } from './data-rules';
 
@@ -96,8 +97,9 @@ export class Tokenize {
   ) {}
 
   /**
-   * `keep`, for a request with an idempotency key: seals the answer the call makes when every token is created, which
-   * the store keeps in the call's own transaction when none was deduplicated.
+   * `keep`, for a request with an idempotency key: seals the answer the call makes, predicted before the write (which
+   * tokens deduplicate to which), and the store keeps it in the call's own transaction when its outcomes are the
+   * predicted ones. When they are not (a concurrent create or update in between), it is kept after the write.
    */
   async execute(actor: Actor, items: readonly TokenizeItem[], keep?: KeepAnswer<readonly TokenizeResult[]>): Promise<TokenizeResult[]> {
     requireTokenPermission(actor, 'token:create');
@@ -106,7 +108,7 @@ export class Tokenize {
     const keys = await this.deps.keyring.forTenant(actor.tenantId);
     const { prepared, outcomes, kept } = await this.createAll(actor, items, keys, now, keep);
     // The answer kept with the write, when it was: the very results sealed.
-    if (kept && outcomes.every((o) => o.status === 'created')) return [...kept];
+    if (kept) return [...kept];
     return outcomes.map((created, i) => ({
       view: this.create.answer(actor, prepared[i]!, created, keys, now),
       deduplicated: created.status === 'existing',
@@ -144,8 +146,9 @@ export class Tokenize {
     if (Object.keys(invalid).length > 0) throw new ValidationError(invalid);
     if (Object.keys(refused).length > 0) throw new ForbiddenError('The API key may not create one or more of these tokens.', refused);
 
-    const kept = keep && prepared.map((p) => ({ view: this.create.answer(actor, p, { status: 'created' }, keys, now), deduplicated: false }));
-    const allCreated = keep && kept && { events: [], messages: [], kept: await keep(kept) };
+    const predicted = keep && (await this.predict(prepared, now));
+    const answer = predicted?.map((o, i) => ({ view: this.create.answer(actor, prepared[i]!, o, keys, now), deduplicated: o.status === 'existing' }));
+    const ifOutcomes = keep && predicted && answer && { expected: predicted.map(expectedOf), effects: { events: [], messages: [], kept: await keep(answer) } };
     const outcome = await this.deps.tokens.createMany(
       prepared.map((p, i) => ({
         token: p.sealed,
@@ -156,7 +159,7 @@ export class Tokenize {
         effectsIfExisting: intents[i] && auditOf(this.deps).write(actor, now, convertFact(intents[i]!.id)),
       })),
       now,
-      allCreated,
+      ifOutcomes,
     );
     // Every item was prepared (none threw), so `prepared` and `items` share their indexes.
     if (outcome.status === 'intent_gone') throw new ValidationError(errorsWithin(items[outcome.index]!.path, unknownIntent().errors));
@@ -168,9 +171,38 @@ export class Tokenize {
     }
     const deduplicated = outcome.outcomes.flatMap((o) => (o.status === 'existing' ? [{ id: o.token.id }] : []));
     if (deduplicated.length > 0) this.create.recordDeduplicated(actor, deduplicated, 'tokenize', now);
+    const kept = ifOutcomes && outcomesAsExpected(outcome.outcomes, ifOutcomes.expected) ? answer : undefined;
     return { prepared, outcomes: outcome.outcomes, kept };
   }
+
+  /**
+   * The outcomes the store will reach, as far as a read before the write can tell: a deduplicating token answered by
+   * the live token of its fingerprint, else by an earlier token of the call, else created.
+   */
+  private async predict(prepared: readonly PreparedToken[], now: Date): Promise<TokenStored[]> {
+    const outcomes: TokenStored[] = [];
+    const made: StoredToken[] = [];
+    const found = new Map<string, StoredToken | undefined>();
+    for (const { sealed: token, deduplicate } of prepared) {
+      if (deduplicate) {
+        const key = `${token.type}\u0000${token.fingerprint}`;
+        if (!found.has(key)) found.set(key, await this.deps.tokens.findByFingerprint(token.tenantId, token.type, token.fingerprint, now));
+        const existing = found.get(key) ?? made.find((t) => t.type === token.type && t.fingerprint === token.fingerprint);
+        if (existing) {
+          outcomes.push({ status: 'existing', token: existing });
+          continue;
+        }
+      }
+      made.push(token);
+      outcomes.push({ status: 'created' });
+    }
+    return outcomes;
+  }
 }
+
+const expectedOf = (o: TokenStored): ExpectedOutcome =>
+  o.status === 'created' ? { status: 'created' } : { status: 'existing', id: o.token.id, version: o.token.version };
+
 
 /** 400 naming the limit when a bulk call holds more than it allows. */
 export function requireWithinLimit(count: number, limit: number, what = 'tokens', setting = 'SVC_TOKENIZE_LIMIT'): void {

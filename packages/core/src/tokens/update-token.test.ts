@@ -56,6 +56,7 @@ class RacedTokens implements TokenRepository {
   };
   findMany = async () => new Map<string, StoredToken>();
   searchAfter = async () => ({ items: [], hasMore: false });
+  findByFingerprint = async () => undefined;
 
   private replace(id: string, next: StoredToken | undefined): void {
     if (next) this.rows.set(id, next);

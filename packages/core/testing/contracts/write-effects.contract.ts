@@ -1,6 +1,7 @@
 import type { AuditEvent } from '../../src/audit/audit-event';
 import { type OutboxMessage, outboxEventText, type WriteEffects } from '../../src/audit/write-effects';
 import type { Store } from '../../src/shared/store';
+import type { ExpectedOutcome } from '../../src/tokens/token.repository';
 import type { Webhook, WebhookEventType } from '../../src/webhooks/webhook';
 import { aKeyOf, anApplication, aStoredToken } from '../builders';
 import { anAuditEvent } from './audit-log.contract';
@@ -157,12 +158,23 @@ export function describeWriteEffectsContract(open: () => Promise<Store>): void {
 
         const plain = (t: ReturnType<typeof aToken>, deduplicate = false) => ({ token: t, deduplicate, effects: effectsOf(t.id) });
         const aToken = () => aStoredToken().inTenant(T1).build();
-        const many = await store().tokens.createMany([plain(aToken()), plain(aToken())], NOW, kept({ events: [], messages: [] }, 'k-many'));
+        const created = { status: 'created' } as const;
+        const ifAll = (key: string, expected: ExpectedOutcome[]) => ({ expected, effects: kept({ events: [], messages: [] }, key) });
+        const many = await store().tokens.createMany([plain(aToken()), plain(aToken())], NOW, ifAll('k-many', [created, created]));
         expect(many.status).toBe('created');
         expect(await entry('k-many')).toEqual({ state: 'done', sealed: [9, 6] });
+        // Outcomes other than the expected ones (a deduplication where a create was expected): nothing kept.
         const twinOf = aStoredToken().inTenant(T1).with({ fingerprint: token.fingerprint }).build();
-        await store().tokens.createMany([plain(aToken()), plain(twinOf, true)], NOW, kept({ events: [], messages: [] }, 'k-many-dedup'));
+        await store().tokens.createMany([plain(aToken()), plain(twinOf, true)], NOW, ifAll('k-many-dedup', [created, created]));
         expect(await entry('k-many-dedup')).toEqual({ state: 'running', sealed: undefined });
+        // The expected deduplication, to the token as it is: kept.
+        const found = (await store().tokens.findByFingerprint(T1, token.type, token.fingerprint, NOW))!;
+        expect(found.id).toBe(token.id);
+        expect(await store().idempotency.claim(claimOf('k-many-mixed'), NOW, new Date(0))).toEqual({ claimed: true });
+        const twinAgain = aStoredToken().inTenant(T1).with({ fingerprint: token.fingerprint }).build();
+        const mixed = await store().tokens.createMany([plain(aToken()), plain(twinAgain, true)], NOW, ifAll('k-many-mixed', [created, { status: 'existing', id: token.id, version: found.version }]));
+        expect(mixed).toMatchObject({ status: 'created', outcomes: [created, { status: 'existing', token: { id: token.id } }] });
+        expect(await entry('k-many-mixed')).toEqual({ state: 'done', sealed: [9, 12] });
       });
 
       it('stores an update\'s effects only when the compare-and-set wins', async () => {
