@@ -287,11 +287,14 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
     expect(await tokenCount(h, key)).toBe(1);
   });
 
-  it('keeps the answer of every create with the object itself: applications, intents, sessions, webhooks and proxies', async () => {
+  it('keeps the answer of every create with the object itself: applications and their keys, intents, sessions, webhooks and proxies', async () => {
     const mgmt = as(h.app, h.key);
     const pub = (await mgmt.post('/applications').send({ name: 'web', type: 'public', permissions: ['session:create', 'token:intent:create'] }).expect(201)).body.key as string;
     const intents = await privateKey(h, 'token:intent:create');
+    const target = (await mgmt.post('/applications').send({ name: 'target', type: 'private', permissions: ['token:read'] }).expect(201)).body.id as string;
     const creates: Array<[string, string, string, object | undefined]> = [
+      [`/applications/${target}/keys`, h.key, 'ak', undefined],
+      [`/applications/${target}/regenerate`, h.key, 'ar', undefined],
       ['/applications', h.key, 'a', { name: 'kept', type: 'private', permissions: ['token:read'] }],
       ['/token-intents', intents, 'i', card],
       ['/sessions', pub, 's', undefined],
@@ -305,17 +308,19 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
     const first: string[] = [];
     for (const [path, caller, k, body] of creates) {
       const res = await as(h.app, caller).post(path).set(KEY, k).send(body);
-      expect([path, res.status]).toEqual([path, 201]);
+      expect([path, res.status]).toEqual([path, path.endsWith('/regenerate') ? 200 : 201]);
       first.push(res.text);
     }
     h.store.idempotency.complete = complete;
     for (const [i, [path, caller, k, body]] of creates.entries()) {
       const again = await as(h.app, caller).post(path).set(KEY, k).send(body);
-      expect([path, again.status, again.headers['svc-idempotent-replayed'], again.text]).toEqual([path, 201, 'true', first[i]]);
+      expect([path, again.status, again.headers['svc-idempotent-replayed'], again.text]).toEqual([path, path.endsWith('/regenerate') ? 200 : 201, 'true', first[i]]);
     }
     expect(((await mgmt.get('/applications?size=100')).body.data as Array<{ name: string }>).filter((a) => a.name === 'kept')).toHaveLength(1);
     expect((await mgmt.get('/webhooks')).body.data).toHaveLength(1);
     expect((await mgmt.get('/proxies')).body.data).toHaveLength(1);
+    // The key added, then every key replaced by the regenerated one: one key, whatever the retries.
+    expect((await mgmt.get(`/applications/${target}/keys`)).body).toHaveLength(1);
   });
 
   it('keeps the answer of a deduplicated create after it, as the create wrote nothing', async () => {

@@ -1,3 +1,4 @@
+import { type KeepAnswer, keptWith } from '../idempotency/keep-answer';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import type { Actor } from '../auth/actor';
 import { requireHeld, requirePermission } from '../auth/authorize';
@@ -18,7 +19,8 @@ const keyNotFound = (): NotFoundError => new NotFoundError('application key');
 export class CreateApplicationKey {
   constructor(private readonly deps: ApplicationDeps) {}
 
-  async execute(actor: Actor, applicationId: string): Promise<IssuedApplicationKey> {
+  /** `keep`: seals the answer for an idempotency key, kept in the key's own write. */
+  async execute(actor: Actor, applicationId: string, keep?: KeepAnswer<IssuedApplicationKey>): Promise<IssuedApplicationKey> {
     requirePermission(actor, 'application:update');
     const application = await loadApplication(this.deps, actor, applicationId);
     requireHeld(actor, application);
@@ -26,7 +28,7 @@ export class CreateApplicationKey {
     const effects = auditOf(this.deps).write(actor, issued.key.createdAt, applicationFact(applicationId, 'key.create', `Application key ${issued.key.id} created`), [
       { type: 'application.key.created', data: { ...applicationHookData(application), key_id: issued.key.id } },
     ]);
-    const outcome = await this.deps.applications.addKey(issued.key, MAX_APPLICATION_KEYS, effects);
+    const outcome = await this.deps.applications.addKey(issued.key, MAX_APPLICATION_KEYS, await keptWith(effects, keep, issued));
     if (outcome === 'absent') throw applicationNotFound();
     if (outcome === 'limit') {
       throw ValidationError.field('keys', `An application holds at most ${MAX_APPLICATION_KEYS} keys: delete one before creating another.`);

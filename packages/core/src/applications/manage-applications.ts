@@ -1,3 +1,4 @@
+import { type KeepAnswer, keptWith } from '../idempotency/keep-answer';
 import type { Page } from '../shared/pagination';
 import { pageRequest } from '../shared/pagination';
 import { isApplicationType } from '../access/permissions';
@@ -91,7 +92,8 @@ export class UpdateApplication {
 export class RegenerateApplicationKey {
   constructor(private readonly deps: ApplicationDeps) {}
 
-  async execute(actor: Actor, id: string): Promise<ApplicationWithKey> {
+  /** `keep`: seals the answer for an idempotency key, kept in the keys' own write. */
+  async execute(actor: Actor, id: string, keep?: KeepAnswer<ApplicationWithKey>): Promise<ApplicationWithKey> {
     requirePermission(actor, 'application:update');
     const current = await loadApplication(this.deps, actor, id);
     requireHeld(actor, current);
@@ -104,8 +106,9 @@ export class RegenerateApplicationKey {
     const effects = auditOf(this.deps).write(actor, updated.modifiedAt!, applicationFact(id, 'regenerate', 'Application keys replaced by a new key'), [
       { type: 'application.key.created', data: { ...applicationHookData(updated), key_id: issued.key.id } },
     ]);
-    if (!(await this.deps.applications.replaceKeys(updated, issued.key, effects))) throw notFound();
-    return { application: updated, key: issued.plaintext };
+    const regenerated = { application: updated, key: issued.plaintext };
+    if (!(await this.deps.applications.replaceKeys(updated, issued.key, await keptWith(effects, keep, regenerated)))) throw notFound();
+    return regenerated;
   }
 }
 

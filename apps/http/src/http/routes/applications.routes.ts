@@ -1,5 +1,5 @@
 import type { IRouter, RequestHandler } from 'express';
-import { type ApplicationWithKey, isUuid, NotFoundError, ValidationError } from '@svc/core';
+import { type ApplicationWithKey, type IssuedApplicationKey, isUuid, NotFoundError, ValidationError } from '@svc/core';
 import type { ApplicationUseCases } from '../../container';
 import { actorOf, requires } from '../authenticate';
 import { presentApplication } from '../presenters/application.presenter';
@@ -69,8 +69,8 @@ export function applicationRoutes(router: IRouter, auth: RequestHandler, useCase
 
   router.post('/applications/:id/regenerate', auth, requires('application:update'), json, async (req, res) => {
     validate(emptyBody, req.body);
-    const { application, key } = await useCases.regenerate.execute(actorOf(res), applicationId(req.params.id));
-    sendJson(res, 200, presentApplication(application, key));
+    const present = ({ application, key }: ApplicationWithKey) => presentApplication(application, key);
+    sendJson(res, 200, present(await useCases.regenerate.execute(actorOf(res), applicationId(req.params.id), keepWithWrite(res, 200, present))));
   });
 
   router.delete('/applications/:id', auth, async (req, res) => {
@@ -85,8 +85,8 @@ export function applicationRoutes(router: IRouter, auth: RequestHandler, useCase
 function applicationKeyRoutes(router: IRouter, auth: RequestHandler, useCases: ApplicationUseCases, json: RequestHandler): void {
   router.post('/applications/:id/keys', auth, requires('application:update'), json, async (req, res) => {
     validate(emptyBody, req.body);
-    const { key, plaintext } = await useCases.createKey.execute(actorOf(res), applicationId(req.params.id));
-    sendJson(res, 201, presentApplicationKey(key, plaintext));
+    const present = ({ key, plaintext }: IssuedApplicationKey) => presentApplicationKey(key, plaintext);
+    sendJson(res, 201, present(await useCases.createKey.execute(actorOf(res), applicationId(req.params.id), keepWithWrite(res, 201, present))));
   });
 
   router.get('/applications/:id/keys', auth, requires('application:read'), async (req, res) => {
