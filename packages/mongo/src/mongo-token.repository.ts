@@ -161,9 +161,11 @@ export class MongoTokenRepository implements TokenRepository {
           continue;
         }
       }
-      if (intentId !== undefined) await useUp(token.tenantId, intentId, index);
+      // A bulk call checks its intents first, a single create its id first, as the other stores do.
+      if (intentId !== undefined && intentOnExisting === 'use') await useUp(token.tenantId, intentId, index);
       const live = await this.tokens.findOne({ tenant_id: token.tenantId, id: token.id, ...liveTokenFilter(now) }, { projection: { _id: 1 }, session });
       if (live) throw new DuplicateIdInBatch(index);
+      if (intentId !== undefined && intentOnExisting === 'leave') await useUp(token.tenantId, intentId, index);
       await this.releaseExpired(token, now, deduplicate, session);
       await this.tokens.insertOne({ ...toTokenDocument(token, { dedupClaim: deduplicate }) }, { session });
       outcomes.push({ status: 'created' });

@@ -47,8 +47,13 @@ export interface TokenToCreate {
   readonly effectsIfExisting?: WriteEffects | undefined;
 }
 
-/** What the answer to a bulk create was sealed for: each token created, or deduplicated to this token as it was read. */
-export type ExpectedOutcome = { readonly status: 'created' } | { readonly status: 'existing'; readonly id: string; readonly version: number };
+/**
+ * What the answer to a bulk create was sealed for: each token created, or deduplicated to this token as it was read
+ * (its id, version and creation: a token deleted and created again under its id is another token, at any version).
+ */
+export type ExpectedOutcome =
+  | { readonly status: 'created' }
+  | { readonly status: 'existing'; readonly id: string; readonly version: number; readonly createdAt: number };
 
 /**
  * Effects a bulk create stores only when its outcomes are the ones `expected` (such as its answer, kept for an
@@ -65,7 +70,8 @@ export function outcomesAsExpected(outcomes: readonly TokenStored[], expected: r
     outcomes.length === expected.length &&
     outcomes.every((o, i) => {
       const e = expected[i]!;
-      return o.status === 'created' ? e.status === 'created' : e.status === 'existing' && e.id === o.token.id && e.version === o.token.version;
+      if (o.status === 'created') return e.status === 'created';
+      return e.status === 'existing' && e.id === o.token.id && e.version === o.token.version && e.createdAt === o.token.createdAt.getTime();
     })
   );
 }

@@ -201,7 +201,7 @@ export class Tokenize {
 }
 
 const expectedOf = (o: TokenStored): ExpectedOutcome =>
-  o.status === 'created' ? { status: 'created' } : { status: 'existing', id: o.token.id, version: o.token.version };
+  o.status === 'created' ? { status: 'created' } : { status: 'existing', id: o.token.id, version: o.token.version, createdAt: o.token.createdAt.getTime() };
 
 
 /** 400 naming the limit when a bulk call holds more than it allows. */

@@ -172,9 +172,14 @@ export function describeWriteEffectsContract(open: () => Promise<Store>): void {
         expect(found.id).toBe(token.id);
         expect(await store().idempotency.claim(claimOf('k-many-mixed'), NOW, new Date(0))).toEqual({ claimed: true });
         const twinAgain = aStoredToken().inTenant(T1).with({ fingerprint: token.fingerprint }).build();
-        const mixed = await store().tokens.createMany([plain(aToken()), plain(twinAgain, true)], NOW, ifAll('k-many-mixed', [created, { status: 'existing', id: token.id, version: found.version }]));
+        const mixed = await store().tokens.createMany([plain(aToken()), plain(twinAgain, true)], NOW, ifAll('k-many-mixed', [created, { status: 'existing', id: token.id, version: found.version, createdAt: found.createdAt.getTime() }]));
         expect(mixed).toMatchObject({ status: 'created', outcomes: [created, { status: 'existing', token: { id: token.id } }] });
         expect(await entry('k-many-mixed')).toEqual({ state: 'done', sealed: [9, 12] });
+        // The same id and version but another creation (deleted and made again since the read): another token.
+        expect(await store().idempotency.claim(claimOf('k-many-stale'), NOW, new Date(0))).toEqual({ claimed: true });
+        const stale = { status: 'existing', id: token.id, version: found.version, createdAt: found.createdAt.getTime() - 1 } as const;
+        await store().tokens.createMany([plain(aStoredToken().inTenant(T1).with({ fingerprint: token.fingerprint }).build(), true)], NOW, ifAll('k-many-stale', [stale]));
+        expect(await entry('k-many-stale')).toEqual({ state: 'running', sealed: undefined });
       });
 
       it('stores an update\'s effects only when the compare-and-set wins', async () => {
