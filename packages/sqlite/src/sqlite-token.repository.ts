@@ -18,7 +18,7 @@ import type {
 } from '@svc/core';
 import { offsetOf, pageOf, tokenExpiryEffects } from '@svc/core';
 import { boundedByIds, compileTokenQuery, matchBound, pairEntries, pairOfType, type ProbedLeaf, prefixEnd, type SqlFragment } from './token-query-sql';
-import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, toStoredToken } from './token-rows';
+import { type IndexedTuple, LIVE, OLDEST_BY_FINGERPRINT, selectTokens, TOKEN_COLUMNS, toStoredToken } from './token-rows';
 import type { TokenWriter } from './write-queue';
 import type { SearchReaders } from './search-readers';
 
@@ -59,8 +59,7 @@ export class SqliteTokenRepository implements TokenRepository {
     private readonly courier = new AuditKeyCourier(),
   ) {
     // Positional parameters: binding by name showed in profiles of the token read, the hottest statement.
-    this.byFingerprint = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ?
-      AND t.fingerprint = ? AND t.type = ? AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
+    this.byFingerprint = selectTokens(db, OLDEST_BY_FINGERPRINT);
     this.byId = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND t.id = ? AND ${LIVE}`);
     // The ids travel as one JSON array: one statement, one plan and one round trip whatever their number.
     this.byIds = selectTokens(

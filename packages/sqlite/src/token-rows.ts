@@ -145,3 +145,11 @@ export function toRow(t: StoredToken): TokenRow {
 
 /** A token that has not expired at the time bound to the `?` (milliseconds). */
 export const LIVE = '(t.expires_at IS NULL OR t.expires_at > ?)';
+
+/**
+ * The live token deduplication answers for a tenant, fingerprint and type (parameters in that order, then `now`): the
+ * oldest. One query for the writer's deduplication and the repository's look-up, so a prediction made with one is
+ * what the other decides.
+ */
+export const OLDEST_BY_FINGERPRINT = `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ?
+  AND t.fingerprint = ? AND t.type = ? AND ${LIVE} ORDER BY t.created_at LIMIT 1`;

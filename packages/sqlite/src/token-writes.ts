@@ -15,7 +15,7 @@ import type {
 import { outcomesAsExpected, tokenExpiryEffects } from '@svc/core';
 import { AuditChainWrites } from './audit-chain-writes';
 import { EffectWrites } from './effect-writes';
-import { type IndexedTuple, LIVE, selectTokens, TOKEN_COLUMNS, TOKEN_ROW_COLUMNS, tokenRowValues, toRow, toStoredToken } from './token-rows';
+import { type IndexedTuple, OLDEST_BY_FINGERPRINT, selectTokens, TOKEN_COLUMNS, TOKEN_ROW_COLUMNS, tokenRowValues, toRow, toStoredToken } from './token-rows';
 
 /** A token the sweeper read as expired: removed only if it still is, and as it was read. */
 export interface ExpiredToken {
@@ -120,8 +120,7 @@ export class TokenWrites {
     this.idExpiry = db.prepare('SELECT expires_at FROM tokens WHERE tenant_id = ? AND id = ?').pluck();
     this.anyById = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ? AND t.id = ?`);
     this.useUpIntent = db.prepare('DELETE FROM token_intents WHERE tenant_id = ? AND id = ? AND expires_at > ?');
-    this.byFingerprint = selectTokens(db, `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.tenant_id = ?
-      AND t.fingerprint = ? AND t.type = ? AND ${LIVE} ORDER BY t.created_at LIMIT 1`);
+    this.byFingerprint = selectTokens(db, OLDEST_BY_FINGERPRINT);
   }
 
   apply(write: TokenWrite): unknown {

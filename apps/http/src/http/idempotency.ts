@@ -90,7 +90,7 @@ type KeepJson = (status: number, body: unknown) => Promise<KeptAnswer>;
 const KEEP_WITH_WRITE = 'svcKeepWithWrite';
 
 /**
- * For a route whose write can keep its own answer (token creates: `KeepAnswer`): when the request holds an
+ * For a route whose write can keep its own answer (the creates: `KeepAnswer`): when the request holds an
  * idempotency key's claim, a function sealing the answer `present` makes of the use case's result, as the route will
  * send it with `sendJson(res, status, …)`; otherwise undefined. Kept in the write's transaction, the answer survives a
  * crash right after the commit, and the retry replays it instead of writing again (docs/idempotency.md).

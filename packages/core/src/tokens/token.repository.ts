@@ -106,8 +106,8 @@ export interface TokenRepository {
    * Inserts `token`, at the version it carries (use cases create at 0). With `deduplicate`, first looks for a live
    * token of the same tenant, type and fingerprint and returns it instead; the look-up and the insert are atomic, so
    * concurrent creates yield one token. Of concurrent creates of one id, one is `created`, the others `duplicate_id`.
-   * With `intentId`, the intent is checked first and used up in the same step: of concurrent creates naming one
-   * intent, exactly one is stored (or deduplicated), the others are `intent_gone`.
+   * With `intentId`, a created token uses the intent up in the same step: of concurrent creates naming one intent,
+   * exactly one is stored, the others are `intent_gone`; a deduplication leaves it (see CreateTokenOptions.intentId).
    */
   create(token: StoredToken, options: CreateTokenOptions): Promise<CreateTokenOutcome>;
   /**

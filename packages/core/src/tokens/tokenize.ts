@@ -8,7 +8,7 @@ import { auditOf } from '../audit/audit';
 import type { CreateToken, CreateTokenInput, PreparedToken } from './create-token';
 import type { KeepAnswer } from '../idempotency/keep-answer';
 import type { TokenDeps } from './token-deps';
-import { type ExpectedOutcome, outcomesAsExpected, type TokenStored } from './token.repository';
+import { type EffectsIfOutcomes, type ExpectedOutcome, outcomesAsExpected, type TokenStored } from './token.repository';
 import type { StoredToken } from './token';
 import type { TokenView } from './token-view';
 import { isRecord } from './data-rules';
@@ -146,9 +146,13 @@ export class Tokenize {
     if (Object.keys(invalid).length > 0) throw new ValidationError(invalid);
     if (Object.keys(refused).length > 0) throw new ForbiddenError('The API key may not create one or more of these tokens.', refused);
 
-    const predicted = keep && (await this.predict(prepared, now));
-    const answer = predicted?.map((o, i) => ({ view: this.create.answer(actor, prepared[i]!, o, keys, now), deduplicated: o.status === 'existing' }));
-    const ifOutcomes = keep && predicted && answer && { expected: predicted.map(expectedOf), effects: { events: [], messages: [], kept: await keep(answer) } };
+    let answer: TokenizeResult[] | undefined;
+    let ifOutcomes: EffectsIfOutcomes | undefined;
+    if (keep) {
+      const predicted = await this.predict(prepared, now);
+      answer = predicted.map((o, i) => ({ view: this.create.answer(actor, prepared[i]!, o, keys, now), deduplicated: o.status === 'existing' }));
+      ifOutcomes = { expected: predicted.map(expectedOf), effects: { events: [], messages: [], kept: await keep(answer) } };
+    }
     const outcome = await this.deps.tokens.createMany(
       prepared.map((p, i) => ({
         token: p.sealed,
@@ -202,7 +206,6 @@ export class Tokenize {
 
 const expectedOf = (o: TokenStored): ExpectedOutcome =>
   o.status === 'created' ? { status: 'created' } : { status: 'existing', id: o.token.id, version: o.token.version, createdAt: o.token.createdAt.getTime() };
-
 
 /** 400 naming the limit when a bulk call holds more than it allows. */
 export function requireWithinLimit(count: number, limit: number, what = 'tokens', setting = 'SVC_TOKENIZE_LIMIT'): void {
