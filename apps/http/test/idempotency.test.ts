@@ -323,6 +323,52 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
     expect((await mgmt.get(`/applications/${target}/keys`)).body).toHaveLength(1);
   });
 
+  it('keeps the answer of every update with the update itself: a token, an application, a webhook, a proxy, a session authorization', async () => {
+    const mgmt = as(h.app, h.key);
+    const updater = await privateKey(h, 'token:create', 'token:read', 'token:update', 'session:authorize');
+    const token = (await as(h.app, updater).post('/tokens').send(card).expect(201)).body.id as string;
+    const app = (await mgmt.post('/applications').send({ name: 'before', type: 'private', permissions: ['token:read'] }).expect(201)).body.id as string;
+    const hook = (await mgmt.post('/webhooks').send({ name: 'before', url: 'https://hooks.example.com/in', events: ['token.created'] }).expect(201)).body.id as string;
+    const proxy = (await mgmt.post('/proxies').send({ name: 'before', destination_url: 'https://processor.example.com/v1', require_auth: true }).expect(201)).body.id as string;
+    const pub = (await mgmt.post('/applications').send({ name: 'web', type: 'public', permissions: ['session:create'] }).expect(201)).body.key as string;
+    const nonce = (await as(h.app, pub).post('/sessions').expect(201)).body.nonce as string;
+    const updates: Array<[string, 'patch' | 'put' | 'post', string, string, object]> = [
+      ['token', 'patch', `/tokens/${token}`, updater, { metadata: { kept: 'yes' } }],
+      ['application', 'put', `/applications/${app}`, h.key, { name: 'after', permissions: ['token:read', 'token:search'] }],
+      ['webhook', 'put', `/webhooks/${hook}`, h.key, { name: 'after', url: 'https://hooks.example.com/in', events: ['token.updated'] }],
+      ['proxy', 'put', `/proxies/${proxy}`, h.key, { name: 'after', destination_url: 'https://processor.example.com/v2', require_auth: true }],
+      ['proxy', 'patch', `/proxies/${proxy}`, h.key, { name: 'patched' }],
+      ['session', 'post', '/sessions/authorize', updater, { nonce, permissions: ['token:read'] }],
+    ];
+    const typeOf = (path: string): string => (path.startsWith('/tokens/') ? 'application/merge-patch+json' : 'application/json');
+    const complete = h.store.idempotency.complete.bind(h.store.idempotency);
+    h.store.idempotency.complete = async () => {
+      throw new Error('killed');
+    };
+    const first: Array<{ text: string; type: unknown }> = [];
+    for (const [, method, path, caller, body] of updates) {
+      const res = await as(h.app, caller)[method](path).set(KEY, `${method} ${path}`).type(typeOf(path)).send(body);
+      expect([method, path, res.status]).toEqual([method, path, 200]);
+      first.push({ text: res.text, type: res.headers['content-type'] });
+    }
+    h.store.idempotency.complete = complete;
+    for (const [i, [, method, path, caller, body]] of updates.entries()) {
+      const again = await as(h.app, caller)[method](path).set(KEY, `${method} ${path}`).type(typeOf(path)).send(body);
+      expect([method, path, again.status, again.headers['svc-idempotent-replayed'], again.text, again.headers['content-type']]).toEqual([
+        method, path, 200, 'true', first[i]!.text, first[i]!.type,
+      ]);
+    }
+    // The session's answer is empty, as first sent: no body, no content type.
+    expect(first[5]).toEqual({ text: '', type: undefined });
+    // Each update ran once: one audit event of it for each request made.
+    for (const [entity, id, operation, times] of [['token', token, 'update', 1], ['application', app, 'update', 1], ['webhook', hook, 'update', 1], ['proxy', proxy, 'update', 2]] as const) {
+      const logged = await h.store.auditLog.list(h.tenant.tenant.id, { entityId: id }, { page: 1, size: 50 });
+      expect([entity, logged.items.filter((e) => e.operation === operation).length]).toEqual([entity, times]);
+    }
+    const authorized = await h.store.auditLog.list(h.tenant.tenant.id, { entityType: 'session' }, { page: 1, size: 50 });
+    expect(authorized.items.filter((e) => e.operation === 'authorize' && e.outcome === 'success')).toHaveLength(1);
+  });
+
   it('keeps the answer of a deduplicated create after it, as the create wrote nothing', async () => {
     const dedup = { ...card, deduplicate_token: true };
     const first = await as(h.app, key).post('/tokens').send(dedup).expect(201);

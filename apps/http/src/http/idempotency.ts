@@ -69,7 +69,7 @@ export function idempotent(
           } else {
             const { claim } = outcome;
             res.locals[KEEP_WITH_WRITE] = ((status, body) =>
-              requests.seal(claim, { status, headers: [['content-type', JSON_CONTENT_TYPE]], body: Buffer.from(JSON.stringify(body)) }, keptAs)) satisfies KeepJson;
+              requests.seal(claim, body === NO_CONTENT ? { status, headers: [], body: Buffer.alloc(0) } : { status, headers: [['content-type', JSON_CONTENT_TYPE]], body: Buffer.from(JSON.stringify(body)) }, keptAs)) satisfies KeepJson;
             // After an answer kept with its write, `complete` finds the claim done and changes nothing.
             onAnswer(res, logger, (answered, body) =>
               answered >= 200 && answered < 300
@@ -84,13 +84,16 @@ export function idempotent(
   };
 }
 
-/** Seals a JSON answer (status and body as `sendJson` sends them) for the claim this request holds. */
+/** Seals a JSON answer (status and body as `sendJson` sends them), or an empty one, for the claim this request holds. */
 type KeepJson = (status: number, body: unknown) => Promise<KeptAnswer>;
+
+/** The body of an answer with none (`res.status(status).end()`): no bytes, no Content-Type. */
+const NO_CONTENT: unique symbol = Symbol('no content');
 
 const KEEP_WITH_WRITE = 'svcKeepWithWrite';
 
 /**
- * For a route whose write can keep its own answer (the creates: `KeepAnswer`): when the request holds an
+ * For a route whose write can keep its own answer (the creates and updates: `KeepAnswer`): when the request holds an
  * idempotency key's claim, a function sealing the answer `present` makes of the use case's result, as the route will
  * send it with `sendJson(res, status, …)`; otherwise undefined. Kept in the write's transaction, the answer survives a
  * crash right after the commit, and the retry replays it instead of writing again (docs/idempotency.md).
@@ -98,6 +101,11 @@ const KEEP_WITH_WRITE = 'svcKeepWithWrite';
 export function keepWithWrite<T>(res: Response, status: number, present: (answer: T) => unknown): KeepAnswer<T> | undefined {
   const keep = res.locals[KEEP_WITH_WRITE] as KeepJson | undefined;
   return keep && ((answer: T) => keep(status, present(answer)));
+}
+
+/** {@link keepWithWrite} for a route that answers `status` with no body: `res.status(status).end()`. */
+export function keepEmptyWithWrite(res: Response, status: number): KeepAnswer<void> | undefined {
+  return keepWithWrite<void>(res, status, () => NO_CONTENT);
 }
 
 function replay(res: Response, answer: IdempotentAnswer, body: Buffer): void {

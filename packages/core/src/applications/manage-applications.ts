@@ -68,7 +68,8 @@ export interface UpdateApplicationInput {
 export class UpdateApplication {
   constructor(private readonly deps: ApplicationDeps) {}
 
-  async execute(actor: Actor, id: string, input: UpdateApplicationInput): Promise<Application> {
+  /** `keep`: the answer is kept with the update (an idempotency key's, see KeepAnswer). */
+  async execute(actor: Actor, id: string, input: UpdateApplicationInput, keep?: KeepAnswer<Application>): Promise<Application> {
     requirePermission(actor, 'application:update');
     const current = await loadApplication(this.deps, actor, id);
     const valid = validateApplicationInput(current.type, input);
@@ -83,7 +84,7 @@ export class UpdateApplication {
     const effects = auditOf(this.deps).write(actor, updated.modifiedAt!, applicationFact(id, 'update', 'Application updated'), [
       { type: 'application.updated', data: applicationHookData(updated) },
     ]);
-    if (!(await this.deps.applications.update(updated, effects))) throw notFound();
+    if (!(await this.deps.applications.update(updated, await keptWith(effects, keep, updated)))) throw notFound();
     return updated;
   }
 }

@@ -236,7 +236,8 @@ const UPDATE_ATTEMPTS = 5;
 export class UpdateProxy {
   constructor(private readonly deps: ProxyDeps) {}
 
-  async execute(actor: Actor, id: string, input: ProxyInput, mode: 'replace' | 'patch'): Promise<ProxyView> {
+  /** `keep`: the answer is kept with the update (an idempotency key's, see KeepAnswer). */
+  async execute(actor: Actor, id: string, input: ProxyInput, mode: 'replace' | 'patch', keep?: KeepAnswer<ProxyView>): Promise<ProxyView> {
     requirePermission(actor, 'proxy:update');
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const current = await loadProxy(this.deps, actor, id);
@@ -258,8 +259,9 @@ export class UpdateProxy {
       const effects = auditOf(this.deps).write(actor, now, proxyFact(id, 'update', 'Proxy updated'), [
         { type: 'proxy.updated', data: proxyHookData(updated) },
       ]);
-      const outcome = await this.deps.proxies.update(updated, effects);
-      if (outcome === 'updated') return { proxy: updated, configuration };
+      const view: ProxyView = { proxy: updated, configuration };
+      const outcome = await this.deps.proxies.update(updated, await keptWith(effects, keep, view));
+      if (outcome === 'updated') return view;
       if (outcome === 'absent') throw proxyNotFound();
     }
     throw new ConflictError('PROXY_CHANGED', 'The proxy kept changing while this update was applied; send it again.');

@@ -81,7 +81,8 @@ export interface AuthorizeSessionInput {
 export class AuthorizeSession {
   constructor(private readonly deps: SessionDeps) {}
 
-  async execute(actor: Actor, input: AuthorizeSessionInput): Promise<void> {
+  /** `keep`: the (empty) answer is kept with the authorization (an idempotency key's, see KeepAnswer). */
+  async execute(actor: Actor, input: AuthorizeSessionInput, keep?: KeepAnswer<void>): Promise<void> {
     requirePermission(actor, 'session:authorize');
     const now = this.deps.clock.now();
     const permissions = validatePermissions(input.permissions ?? []);
@@ -103,7 +104,7 @@ export class AuthorizeSession {
       session.tenantId,
       session.id,
       { permissions: bounded.permissions, rules: bounded.rules, expiresAt, authorizedAt: now },
-      effects,
+      await keptWith(effects, keep, undefined),
     );
     if (!granted) throw new ConflictError('NONCE_USED', 'The nonce has already been used.');
   }

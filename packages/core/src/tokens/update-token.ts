@@ -1,4 +1,5 @@
 import { auditOf } from '../audit/audit';
+import { type KeepAnswer, keptWith } from '../idempotency/keep-answer';
 import { tokenHookData } from '../audit/audit-effects';
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors';
 import { mergePatch } from '../shared/merge-patch';
@@ -50,10 +51,11 @@ export const MAX_UPDATE_ATTEMPTS = 50;
 export class UpdateToken {
   constructor(private readonly deps: TokenDeps) {}
 
-  async execute(actor: Actor, id: string, input: UpdateTokenInput): Promise<TokenView> {
+  /** `keep`: the answer is kept with the update (an idempotency key's, see KeepAnswer). */
+  async execute(actor: Actor, id: string, input: UpdateTokenInput, keep?: KeepAnswer<TokenView>): Promise<TokenView> {
     requireTokenPermission(actor, 'token:update');
     for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
-      const view = await this.attempt(actor, id, input);
+      const view = await this.attempt(actor, id, input, keep);
       if (view) return view;
     }
     throw new ConflictError('TOKEN_UPDATE_CONFLICT', 'The token kept changing under concurrent updates; send the update again.');
@@ -63,7 +65,7 @@ export class UpdateToken {
    * One read-modify-write: the patch is applied to the token as stored now, and access is checked on it. Undefined
    * when the token changed between the read and the write, so that nothing was written and the caller tries again.
    */
-  private async attempt(actor: Actor, id: string, input: UpdateTokenInput): Promise<TokenView | undefined> {
+  private async attempt(actor: Actor, id: string, input: UpdateTokenInput, keep: KeepAnswer<TokenView> | undefined): Promise<TokenView | undefined> {
     const now = this.deps.clock.now();
     const stored = await loadToken(this.deps, actor, id, now);
     requireTransform(actor, 'token:update', stored);
@@ -80,11 +82,13 @@ export class UpdateToken {
     const effects = auditOf(this.deps).write(actor, now, { entityType: 'token', entityId: id, operation: 'update', message: 'Token updated' }, [
       { type: 'token.updated', data: tokenHookData(updated) },
     ]);
-    const outcome = await this.deps.tokens.update(sealed, now, effects);
+    // The response shows what the caller may read, not what its update rule says: the merged data is not all theirs.
+    // Made before the write, so that the write can keep it (a conflict or a gone token writes nothing, nor keeps it).
+    const view = viewToken(this.deps.expressions, updated, readTransform ?? 'redact', this.deps.policy, now);
+    const outcome = await this.deps.tokens.update(sealed, now, await keptWith(effects, keep, view));
     if (outcome.status === 'conflict') return undefined;
     if (outcome.status === 'gone') throw new NotFoundError('token');
-    // The response shows what the caller may read, not what its update rule says: the merged data is not all theirs.
-    return viewToken(this.deps.expressions, updated, readTransform ?? 'redact', this.deps.policy, now);
+    return view;
   }
 
   /** The stored token with the patch applied, in plaintext (for the response) and sealed at the version it was read. */

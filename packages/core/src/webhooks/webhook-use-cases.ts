@@ -191,7 +191,8 @@ export class ListWebhooks {
 export class UpdateWebhook {
   constructor(private readonly deps: WebhookDeps) {}
 
-  async execute(actor: Actor, id: string, input: WebhookInput): Promise<Webhook> {
+  /** `keep`: the answer is kept with the update (an idempotency key's, see KeepAnswer). */
+  async execute(actor: Actor, id: string, input: WebhookInput, keep?: KeepAnswer<Webhook>): Promise<Webhook> {
     requirePermission(actor, 'webhook:update');
     const current = await loadWebhook(this.deps, actor, id);
     const valid = await validateWebhookInput(this.deps, input);
@@ -206,7 +207,7 @@ export class UpdateWebhook {
       modifiedAt: this.deps.clock.now(),
     };
     const effects = auditOf(this.deps).write(actor, updated.modifiedAt!, webhookFact(id, 'update', 'Webhook updated'));
-    if (!(await this.deps.webhooks.update(updated, effects))) throw webhookNotFound();
+    if (!(await this.deps.webhooks.update(updated, await keptWith(effects, keep, updated)))) throw webhookNotFound();
     return updated;
   }
 }

@@ -64,7 +64,7 @@ export function applicationRoutes(router: IRouter, auth: RequestHandler, useCase
   router.put('/applications/:id', auth, requires('application:update'), json, async (req, res) => {
     const id = applicationId(req.params.id);
     const body = validate(updateApplicationSchema, req.body);
-    sendJson(res, 200, presentApplication(await useCases.update.execute(actorOf(res), id, body)));
+    sendJson(res, 200, presentApplication(await useCases.update.execute(actorOf(res), id, body, keepWithWrite(res, 200, presentApplication))));
   });
 
   router.post('/applications/:id/regenerate', auth, requires('application:update'), json, async (req, res) => {

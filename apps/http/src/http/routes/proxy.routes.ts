@@ -115,12 +115,12 @@ export function proxiesRoutes(router: IRouter, auth: RequestHandler, useCases: P
 
   router.put('/proxies/:id', auth, requires('proxy:update'), parsers.json, async (req, res) => {
     const id = proxyId(req.params.id);
-    sendJson(res, 200, presentProxy(await useCases.update.execute(actorOf(res), id, body(req), 'replace')));
+    sendJson(res, 200, presentProxy(await useCases.update.execute(actorOf(res), id, body(req), 'replace', keepWithWrite(res, 200, presentProxy))));
   });
 
   router.patch('/proxies/:id', auth, requires('proxy:update'), parsers.patchJson, async (req, res) => {
     const id = proxyId(req.params.id);
-    sendJson(res, 200, presentProxy(await useCases.update.execute(actorOf(res), id, body(req), 'patch')));
+    sendJson(res, 200, presentProxy(await useCases.update.execute(actorOf(res), id, body(req), 'patch', keepWithWrite(res, 200, presentProxy))));
   });
 
   router.delete('/proxies/:id', auth, requires('proxy:delete'), async (req, res) => {

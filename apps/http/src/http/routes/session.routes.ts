@@ -2,7 +2,7 @@ import { type AuthorizeSession, type CreatedSession, type CreateSession } from '
 import type { IRouter, RequestHandler } from 'express';
 import { actorOf, requires } from '../authenticate';
 import { sendJson } from '../respond';
-import { keepWithWrite } from '../idempotency';
+import { keepEmptyWithWrite, keepWithWrite } from '../idempotency';
 import { emptyBody } from '../schemas/common';
 import { authorizeSessionSchema } from '../schemas/session.schemas';
 import { validate } from '../validate';
@@ -26,7 +26,7 @@ export function sessionRoutes(router: IRouter, auth: RequestHandler, useCases: S
       permissions: body.permissions,
       rules: body.rules,
       expiresAt: body.expires_at,
-    });
+    }, keepEmptyWithWrite(res, 200));
     res.status(200).end();
   });
 }

@@ -106,7 +106,7 @@ export function tokenRoutes(router: IRouter, auth: RequestHandler, useCases: Tok
     if (body.search_indexes !== undefined) input.searchIndexes = body.search_indexes;
     if (body.fingerprint_expression !== undefined) input.fingerprintExpression = body.fingerprint_expression;
     if (body.deduplicate_token !== undefined) input.deduplicateToken = body.deduplicate_token;
-    sendJson(res, 200, presentToken(await useCases.update.execute(actorOf(res), String(req.params.id), input as UpdateTokenInput)));
+    sendJson(res, 200, presentToken(await useCases.update.execute(actorOf(res), String(req.params.id), input as UpdateTokenInput, keepWithWrite(res, 200, presentToken))));
   });
 
   router.delete('/tokens/:id', auth, requiresToken('token:delete'), async (req, res) => {

@@ -69,7 +69,7 @@ export function webhookRoutes(router: IRouter, auth: RequestHandler, useCases: W
   router.put('/webhooks/:id', auth, requires('webhook:update'), json, async (req, res) => {
     const id = webhookId(req.params.id);
     const input = toInput(validate(webhookSchema, req.body));
-    sendJson(res, 200, presentWebhook(await useCases.update.execute(actorOf(res), id, input)));
+    sendJson(res, 200, presentWebhook(await useCases.update.execute(actorOf(res), id, input, keepWithWrite(res, 200, presentWebhook))));
   });
 
   router.get('/webhooks/:id/deliveries', auth, requires('webhook:read'), async (req, res) => {
