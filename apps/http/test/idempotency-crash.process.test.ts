@@ -9,12 +9,14 @@ import { BIN, bannerKey, killServed, send, type Served, serveBin } from './serve
  * of a token create is kept in the token's own transaction, so no crash separates the write from its kept answer:
  * after the restart, a key whose tokens exist replays their answer, and a key whose write never committed has no
  * tokens. Before, a kill between the commit and the kept answer left the key running with no answer: its retry ran
- * again after the takeover and made the tokens twice.
+ * again after the takeover and made the tokens twice. A keyed token update keeps its answer with the update in the same
+ * way (before, a retry of an update applied before the kill got 409 until the takeover, then applied it again).
  */
 
 const SINGLE_CLIENTS = 12;
 const BULK_CLIENTS = 4;
 const BULK_SIZE = 5;
+const UPDATE_CLIENTS = 12;
 
 interface Sent {
   readonly key: string;
@@ -121,6 +123,79 @@ describe('svc serve killed while idempotent token creates run', () => {
       } finally {
         agent.destroy();
       }
+    }
+    served.child.kill('SIGTERM');
+    expect((await served.exited).code).toBe(0);
+  }, 90_000);
+
+  it('leaves every keyed token update either answered, or not applied, across two SIGKILLs', async () => {
+    let served: Served = await serveBin({ SVC_DATA_DIR: dataDir });
+    const created = await send(served.url, false, 'POST', '/applications', bannerKey(served.output()), {
+      name: 'checkout',
+      type: 'private',
+      permissions: ['token:create', 'token:read', 'token:update'],
+    });
+    const apiKey = (JSON.parse(created.body) as { key: string }).key;
+    // One token per client: each client's updates run one after another, so at a kill at most one of them is unanswered.
+    const tokens: string[] = [];
+    for (let n = 0; n < UPDATE_CLIENTS; n++) {
+      tokens.push((JSON.parse((await send(served.url, false, 'POST', '/tokens', apiKey, { type: 'token', data: `client ${n}` })).body) as { id: string }).id);
+    }
+    const patch = (url: string, agent: Agent | false, n: number, key: string) =>
+      send(url, agent, 'PATCH', `/tokens/${tokens[n]}`, apiKey, { metadata: { last: key } }, 'application/merge-patch+json', { 'SVC-IDEMPOTENCY-KEY': key });
+
+    for (let round = 0; round < 2; round++) {
+      const inFlight = new Map<number, string>();
+      const wrong: string[] = [];
+      let answered = 0;
+      let killed = false;
+      const client = async (n: number): Promise<void> => {
+        const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+        try {
+          for (let i = 0; !killed; i++) {
+            const key = `u${round}c${n}i${i}`;
+            inFlight.set(n, key);
+            const reply = await patch(served.url, agent, n, key);
+            if (reply.status !== 200) wrong.push(`${key}: ${reply.status} ${reply.body.slice(0, 200)}`);
+            inFlight.delete(n);
+            answered++;
+          }
+        } catch {
+          // The server was killed under this request: it was never answered.
+        } finally {
+          agent.destroy();
+        }
+      };
+      const running = Promise.all(Array.from({ length: UPDATE_CLIENTS }, (_, n) => client(n)));
+      for (let i = 0; i < 400 && answered < 150; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      served.child.kill('SIGKILL');
+      killed = true;
+      await served.exited;
+      await running;
+      expect(wrong).toEqual([]);
+      expect(inFlight.size).toBeGreaterThan(0);
+
+      served = await serveBin({ SVC_DATA_DIR: dataDir });
+      const broken: string[] = [];
+      for (const [n, key] of inFlight) {
+        const before = JSON.parse((await send(served.url, false, 'GET', `/tokens/${tokens[n]}`, apiKey)).body) as { metadata: Record<string, string>; modified_at: string };
+        const retry = await patch(served.url, false, n, key);
+        const after = JSON.parse((await send(served.url, false, 'GET', `/tokens/${tokens[n]}`, apiKey)).body) as { metadata: Record<string, string>; modified_at: string };
+        if (before.metadata.last === key) {
+          // Applied before the kill: the retry replays the answer kept with it, and changes nothing.
+          const replayed = retry.status === 200 ? (JSON.parse(retry.body) as { metadata: Record<string, string>; modified_at: string }) : undefined;
+          if (replayed?.metadata.last !== key || replayed.modified_at !== before.modified_at || after.modified_at !== before.modified_at) {
+            broken.push(`${key}: applied, retry ${retry.status} ${retry.body.slice(0, 160)}`);
+          }
+        } else if (retry.status === 200) {
+          // Never claimed (the kill came first): the retry is its first run.
+          if (after.metadata.last !== key) broken.push(`${key}: first run left ${after.metadata.last}`);
+        } else if (retry.status !== 409) {
+          // Claimed and never applied: the dead process's claim holds the key until the takeover.
+          broken.push(`${key}: not applied, retry ${retry.status}`);
+        }
+      }
+      expect({ round, broken }).toEqual({ round, broken: [] });
     }
     served.child.kill('SIGTERM');
     expect((await served.exited).code).toBe(0);
