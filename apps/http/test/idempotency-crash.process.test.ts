@@ -51,12 +51,7 @@ describe('svc serve killed while idempotent token creates run', () => {
 
   it('leaves every key either answered with its tokens, or without any, across two SIGKILLs', async () => {
     let served: Served = await serveBin({ SVC_DATA_DIR: dataDir });
-    const created = await send(served.url, false, 'POST', '/applications', bannerKey(served.output()), {
-      name: 'checkout',
-      type: 'private',
-      permissions: ['token:create', 'token:read', 'token:search'],
-    });
-    const apiKey = (JSON.parse(created.body) as { key: string }).key;
+    const apiKey = await checkoutKey(served, 'token:create', 'token:read', 'token:search');
     expect((await send(served.url, false, 'POST', '/tokens', apiKey, BASE)).status).toBe(201);
 
     for (let round = 0; round < 2; round++) {
@@ -130,12 +125,7 @@ describe('svc serve killed while idempotent token creates run', () => {
 
   it('leaves every keyed token update either answered, or not applied, across two SIGKILLs', async () => {
     let served: Served = await serveBin({ SVC_DATA_DIR: dataDir });
-    const created = await send(served.url, false, 'POST', '/applications', bannerKey(served.output()), {
-      name: 'checkout',
-      type: 'private',
-      permissions: ['token:create', 'token:read', 'token:update'],
-    });
-    const apiKey = (JSON.parse(created.body) as { key: string }).key;
+    const apiKey = await checkoutKey(served, 'token:create', 'token:read', 'token:update');
     // One token per client: each client's updates run one after another, so at a kill at most one of them is unanswered.
     const tokens: string[] = [];
     for (let n = 0; n < UPDATE_CLIENTS; n++) {
@@ -201,6 +191,12 @@ describe('svc serve killed while idempotent token creates run', () => {
     expect((await served.exited).code).toBe(0);
   }, 90_000);
 });
+
+/** A private application's key with `permissions`, made with the first start's management key. */
+async function checkoutKey(served: Served, ...permissions: string[]): Promise<string> {
+  const created = await send(served.url, false, 'POST', '/applications', bannerKey(served.output()), { name: 'checkout', type: 'private', permissions });
+  return (JSON.parse(created.body) as { key: string }).key;
+}
 
 /** The request again, with its idempotency key. */
 function sendKeyed(url: string, agent: Agent, apiKey: string, request: Sent): Promise<{ status: number; body: string }> {
