@@ -369,6 +369,34 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
     expect(authorized.items.filter((e) => e.operation === 'authorize' && e.outcome === 'success')).toHaveLength(1);
   });
 
+  it('answers a body nested thousands of levels deep with a key as without one: 400 naming where, and the server stays up', async () => {
+    const deep = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+    const mgmt = h.key;
+    const key = await privateKey(h, 'token:create', 'token:read', 'token:search');
+    const routes: Array<[string, string, string]> = [
+      ['post', '/tokens', key],
+      ['post', '/tokenize', key],
+      ['post', '/detokenize', key],
+      ['post', '/tokens/search', key],
+      ['post', '/v2/tokens/search', key],
+      ['post', '/applications', mgmt],
+      ['post', '/webhooks', mgmt],
+      ['post', '/proxies', mgmt],
+      ['post', '/tenants/self/invitations', mgmt],
+    ];
+    for (const [method, path, caller] of routes) {
+      for (const depth of [33, 10_000]) {
+        const keyed = await as(h.app, caller)[method as 'post'](path).set(KEY, `deep-${path}-${depth}`).type('application/json').send(deep(depth));
+        const plain = await as(h.app, caller)[method as 'post'](path).type('application/json').send(deep(depth));
+        expect([path, depth, keyed.status, keyed.headers['content-type']]).toEqual([path, depth, 400, 'application/problem+json; charset=utf-8']);
+        expect([path, depth, keyed.body.errors]).toEqual([path, depth, plain.body.errors]);
+        expect(Object.values(keyed.body.errors as Record<string, string[]>).flat()).toEqual(['Values may nest at most 32 levels deep.']);
+      }
+    }
+    // Nothing was kept: the key is free for a good request.
+    await as(h.app, key).post('/tokens').set(KEY, 'deep-/tokens-10000').send(card).expect(201);
+  });
+
   it('keeps the answer of a deduplicated create after it, as the create wrote nothing', async () => {
     const dedup = { ...card, deduplicate_token: true };
     const first = await as(h.app, key).post('/tokens').send(dedup).expect(201);
@@ -435,6 +463,25 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
   describe('on the POSTs that only read (detokenize, the searches)', () => {
 
     const detokenizeBody = (id: string) => ({ n: `{{ ${id} }}` });
+
+    it("takes every page of a cursor-paged search under its first page's key (the SDK's pager sends it on each), and still refuses another search", async () => {
+      const searcher = await privateKey(h, 'token:create', 'token:read', 'token:search');
+      for (let i = 0; i < 5; i++) await as(h.app, searcher).post('/tokens').send({ type: 'token', data: `paged ${i}` }).expect(201);
+      const seen: string[] = [];
+      let start: string | undefined;
+      do {
+        const page = await as(h.app, searcher).post('/v2/tokens/search').set('BT-IDEMPOTENCY-KEY', 'pager').send({ query: 'type:token', size: 2, ...(start ? { start } : {}) });
+        expect([page.status, page.body.errors]).toEqual([200, undefined]);
+        seen.push(...(page.body.data as Array<{ id: string }>).map((t) => t.id));
+        start = page.body.pagination.next as string | undefined;
+      } while (start !== undefined);
+      expect(new Set(seen).size).toBe(5);
+      expect(seen).toHaveLength(5);
+      for (const other of [{ query: 'type:card', size: 2 }, { query: 'type:token', size: 3 }]) {
+        const refused = await as(h.app, searcher).post('/v2/tokens/search').set('BT-IDEMPOTENCY-KEY', 'pager').send(other);
+        expect([refused.status, Object.keys(refused.body.errors)]).toEqual([422, ['BT-IDEMPOTENCY-KEY']]);
+      }
+    });
 
     it('marks a retry replayed when its answer is the first one byte for byte, and audits every retry', async () => {
       const app = await revealer();

@@ -105,6 +105,23 @@ describe('the svc command', () => {
     }
   }, 120_000);
 
+  it('stays up under bodies nested half a million levels deep, with and without an idempotency key', async () => {
+    const served = await serve({ SVC_DATA_DIR: dataDir });
+    const key = bannerKey(served.output())!;
+    // Within the 1 MiB body limit; with a key, the body was fingerprinted before its depth was checked, and
+    // JSON.stringify's stack overflow in body-parser's callback ended the process.
+    const deep = '['.repeat(500_000) + ']'.repeat(500_000);
+    for (const headers of [{}, { 'SVC-IDEMPOTENCY-KEY': 'deep' }, { 'BT-IDEMPOTENCY-KEY': 'deep' }]) {
+      for (const path of ['/applications', '/tenants/self/invitations', '/webhooks']) {
+        const res = await fetch(`${served.url}${path}`, { method: 'POST', headers: { 'SVC-API-KEY': key, 'Content-Type': 'application/json', ...headers }, body: deep });
+        expect([path, headers, res.status, res.headers.get('content-type')]).toEqual([path, headers, 400, 'application/problem+json; charset=utf-8']);
+        expect(((await res.json()) as { errors: Record<string, string[]> }).errors).toEqual({ [`[0]${'[0]'.repeat(31)}`]: ['Values may nest at most 32 levels deep.'] });
+      }
+    }
+    expect((await get(`${served.url}/applications/key`, key)).status).toBe(200);
+    expect(await stop(served)).toBe(0);
+  }, 60_000);
+
   it('bootstraps once, keeps data across restarts, and creates tenants while serving', async () => {
     const first = await serve({ SVC_DATA_DIR: dataDir });
     const key = bannerKey(first.output());

@@ -11,7 +11,7 @@ import { TOKENS } from '../tokens';
 import { authenticate } from './authenticate';
 import { errorHandler, notFoundHandler } from './errors';
 import { jsonBody } from './json-body';
-import { idempotent } from './idempotency';
+import { idempotent, withoutCursor } from './idempotency';
 import { replayWithoutGoneData } from './replay-tokens';
 import { requestLog } from './request-log';
 import { applicationRoutes } from './routes/applications.routes';
@@ -67,7 +67,7 @@ export function createApp(container: DependencyContainer): Express {
   const tokenizeJson = idempotent(requests, jsonBody(config.bodyLimitBytes), logger, 'answer', replayWithoutGoneData(storedTokens, clock, 'bulk'));
   tokenRoutes(app, auth, tokenUseCases, { json: tokenJson, readJson, mergePatchJson });
   bulkRoutes(app, auth, tokenUseCases, { json: tokenizeJson, readJson }, { detokenize: config.detokenizeLimit, body: config.bodyLimitBytes });
-  tokenV2Routes(app, auth, tokenUseCases, readJson);
+  tokenV2Routes(app, auth, tokenUseCases, idempotent(requests, jsonBody(config.bodyLimitBytes), logger, 'digest', undefined, withoutCursor));
   tokenIntentRoutes(app, auth, container.resolve<TokenIntentUseCases>(TOKENS.TokenIntentUseCases), json);
   applicationRoutes(app, auth, container.resolve<ApplicationUseCases>(TOKENS.ApplicationUseCases), json);
   sessionRoutes(app, auth, container.resolve<SessionUseCases>(TOKENS.SessionUseCases), json);

@@ -4,6 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../logger';
 import { actorOf } from './authenticate';
 import type { ReplayPresenter } from './replay-tokens';
+import { requireSafeValue } from './validate';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** The headers of a kept answer that are replayed with it; the rest (trace id, CORS) belong to each request. */
@@ -24,6 +25,9 @@ const KEPT_HEADERS = ['content-type', 'location'];
  * Routes that only read (detokenize, the searches) pass `keptAs` 'digest': their answer is kept as a digest, and a
  * retry runs again (with the caller's rights and the tokens as they are then, audited as any read); it is marked
  * replayed when its answer is the first one, byte for byte.
+ *
+ * `sameRequest` picks what of the body makes the request the same one: all of it, except for the cursor-paged search,
+ * whose pages are one read (`withoutCursor`).
  */
 export function idempotent(
   requests: IdempotentRequests,
@@ -31,6 +35,7 @@ export function idempotent(
   logger: Logger,
   keptAs: KeptAs = 'answer',
   present?: ReplayPresenter,
+  sameRequest: (body: unknown) => unknown = (body) => body,
 ): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const svc = req.headers['svc-idempotency-key'];
@@ -53,7 +58,17 @@ export function idempotent(
         next(error);
         return;
       }
-      const body = req.body === undefined ? '' : JSON.stringify(req.body);
+      let body: string;
+      try {
+        // The body is checked as the route's schema would check it before anything recurses over it: JSON nested a
+        // few thousand levels deep overflowed the stack in JSON.stringify here, in body-parser's callback, where
+        // nothing catches an exception, and took the process down.
+        requireSafeValue(req.body);
+        body = req.body === undefined ? '' : JSON.stringify(sameRequest(req.body));
+      } catch (error) {
+        next(error);
+        return;
+      }
       requests
         .begin(actorOf(res), header, key, { method: req.method, path: req.originalUrl, body })
         .then((outcome) => {
@@ -82,6 +97,17 @@ export function idempotent(
         .catch(next);
     });
   };
+}
+
+/**
+ * The body of `POST /v2/tokens/search` without its cursor (`start`): the Basis Theory SDK's pager sends every page of
+ * a search with the idempotency key of its first, so the pages of one search are one request under one key (each
+ * runs, as any read with a key does), while another query or size under the key is still 422.
+ */
+export function withoutCursor(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !Object.prototype.hasOwnProperty.call(body, 'start')) return body;
+  const { start: _, ...rest } = body as Record<string, unknown>;
+  return rest;
 }
 
 /** Seals a JSON answer (status and body as `sendJson` sends them), or an empty one, for the claim this request holds. */

@@ -53,10 +53,15 @@ function hostileValue(value: unknown): { path: PropertyKey[]; message: string } 
   return undefined;
 }
 
-/** Checks `value` against `schema`; a failure is a ValidationError whose `errors` name each field. */
-export function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+/** Throws the ValidationError `validate` would for a value no schema should see (see hostileValue): before a walk. */
+export function requireSafeValue(value: unknown): void {
   const hostile = hostileValue(value);
   if (hostile) throw new ValidationError({ [fieldPath(hostile.path) || 'body']: [hostile.message] });
+}
+
+/** Checks `value` against `schema`; a failure is a ValidationError whose `errors` name each field. */
+export function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  requireSafeValue(value);
   const result = schema.safeParse(value);
   if (!result.success) throw new ValidationError(issuesToErrors(result.error.issues));
   return result.data;
