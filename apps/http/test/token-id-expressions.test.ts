@@ -112,4 +112,31 @@ describe('a token made of an intent by a key that may not reveal its data', () =
     const shown = await revealing.post('/tokens').send({ type: 'card', token_intent_id: second, mask: { last4: '{{ data.number | last4 }}' } }).expect(201);
     expect(shown.body.data.number).toBe(NUMBER);
   });
+
+  it('takes no fingerprint expression or search indexes of the caller either: their answers told the number digit by digit', async () => {
+    const h = await harness();
+    const intents = as(h.app, await privateKey(h, 'token:intent:create', 'token:intent:read'));
+    const masked = as(h.app, await privateKey(h, 'token:create', 'token:read'));
+    const intent = (await intents.post('/token-intents').send({ type: 'card', data: CARD }).expect(201)).body.id as string;
+    await masked.post('/tokens').send({ type: 'token', id: 'taken', data: 'x' }).expect(201);
+    // The oracle: an empty fingerprint is a 400, a duplicate literal id (checked later) a 409. Every guess at a digit
+    // must now get the same answer, whether it is right or not.
+    const answers = new Set<string>();
+    for (const digit of ['3', '4', '5']) {
+      const guess = { type: 'card', token_intent_id: intent, id: 'taken', fingerprint_expression: `{{ data.number | slice: 0, 1 | remove: '${digit}' }}` };
+      const single = await masked.post('/tokens').send(guess);
+      const bulk = await masked.post('/tokenize').send({ c: guess });
+      answers.add(JSON.stringify([single.status, single.body.errors, bulk.status, bulk.body.errors]));
+    }
+    expect([...answers].map((a) => JSON.parse(a))).toEqual([[400, { fingerprint_expression: [expect.any(String)] }, 400, { 'c.fingerprint_expression': [expect.any(String)] }]]);
+    const indexed = await masked.post('/tokens').send({ type: 'card', token_intent_id: intent, search_indexes: ['{{ data.number }}'] }).expect(400);
+    expect(Object.keys(indexed.body.errors)).toEqual(['search_indexes']);
+    // The checks come before anything is evaluated on the data: a mask that would fail on it answers the same.
+    const failing = await masked.post('/tokens').send({ type: 'card', token_intent_id: intent, mask: { number: '{{ data.number | slice: 0, 1 | remove: "4" | nonexistent_filter }}' } }).expect(400);
+    expect(Object.keys(failing.body.errors)).toEqual(['mask']);
+    // A key without any rule to create is refused (403) before any of it.
+    const reader = as(h.app, await privateKey(h, 'token:read'));
+    await reader.post('/tokens').send({ type: 'card', token_intent_id: intent, fingerprint_expression: '{{ data.number }}' }).expect(403);
+    await intents.get(`/token-intents/${intent}`).expect(200);
+  });
 });

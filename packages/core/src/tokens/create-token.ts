@@ -132,16 +132,17 @@ export class CreateToken {
     if (input.type === undefined) throw ValidationError.field('type', 'Type is required.');
     if (!isTokenTypeName(input.type)) throw ValidationError.field('type', `Unknown token type.`);
     const type = tokenType(input.type);
+    const containers = resolveContainers(type, input.containers);
+    // Before anything is evaluated on the data: its errors would answer questions about it too.
+    if (input.tokenIntentId !== undefined) requireNoOutputsOfData(actor, input, containers);
     const data = type.validate(input.data);
     const metadata = validateMetadata(input.metadata);
-    const containers = resolveContainers(type, input.containers);
     const fingerprintExpression = input.fingerprintExpression ?? type.defaultFingerprintExpression;
     const searchIndexes = resolveSearchIndexes(type, input.searchIndexes);
     const mask = resolveMask(this.deps.expressions, type, input.mask, data);
     const id = this.tokenId(input.id, type.name, data);
     const expiresAt = input.expiresAt === undefined ? undefined : parseTokenExpiry(input.expiresAt, now);
     const transform = requireTransform(actor, 'token:create', { id, containers });
-    if (input.tokenIntentId !== undefined && transform !== 'reveal') requireNoOutputsOfData(input);
 
     const materials = computeMaterials(this.deps.expressions, keys, { type: type.name, data, metadata, fingerprintExpression, searchIndexes });
     const token: Token = {
@@ -194,13 +195,21 @@ export class CreateToken {
 
 /**
  * A token made of an intent is made by a caller that may never have seen its data (a browser collected it): when that
- * caller may not reveal it, it may not choose what the token shows either. A mask or an id expression of its own
- * would print the number in the answer, or into the id.
+ * caller may not reveal it, it may not choose anything evaluated on the data either. A mask or an id expression of its
+ * own would print the number in the answer, or into the id; a fingerprint expression or search indexes of its own
+ * would make the answers (an empty value's 400, a deduplication, another error) questions about the number, one digit
+ * at a time. Checked before any of them is evaluated, with the id given (an id expression counts as none: what it
+ * makes is data too).
  */
-function requireNoOutputsOfData(input: CreateTokenInput): void {
+function requireNoOutputsOfData(actor: Actor, input: CreateTokenInput, containers: readonly string[]): void {
+  const literalId = input.id !== undefined && !ExpressionEngine.isExpression(input.id) ? input.id : '';
+  // No rule at all is the 403 it would be after, before anything is evaluated on the data.
+  if (requireTransform(actor, 'token:create', { id: literalId, containers }) === 'reveal') return;
   const message = 'A token made of a token intent by a key that may not reveal it takes the type\'s default here.';
   if (input.mask !== undefined) throw ValidationError.field('mask', message);
   if (input.id !== undefined && ExpressionEngine.isExpression(input.id)) throw ValidationError.field('id', message);
+  if (input.fingerprintExpression !== undefined) throw ValidationError.field('fingerprint_expression', message);
+  if (input.searchIndexes !== undefined) throw ValidationError.field('search_indexes', message);
 }
 
 /** Characters of the data an id may hold in one run: an alias may keep a card's BIN (up to 8 digits) in the clear. */
