@@ -111,7 +111,7 @@ describe('the svc command', () => {
     // Within the 1 MiB body limit; with a key, the body was fingerprinted before its depth was checked, and
     // JSON.stringify's stack overflow in body-parser's callback ended the process.
     const deep = '['.repeat(500_000) + ']'.repeat(500_000);
-    for (const headers of [{}, { 'SVC-IDEMPOTENCY-KEY': 'deep' }, { 'BT-IDEMPOTENCY-KEY': 'deep' }]) {
+    for (const headers of [{}, { 'SVC-IDEMPOTENCY-KEY': 'deep' }, { 'BT-IDEMPOTENCY-KEY': 'deep' }] as Array<Record<string, string>>) {
       for (const path of ['/applications', '/tenants/self/invitations', '/webhooks']) {
         const res = await fetch(`${served.url}${path}`, { method: 'POST', headers: { 'SVC-API-KEY': key, 'Content-Type': 'application/json', ...headers }, body: deep });
         expect([path, headers, res.status, res.headers.get('content-type')]).toEqual([path, headers, 400, 'application/problem+json; charset=utf-8']);
