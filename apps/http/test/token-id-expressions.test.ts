@@ -36,8 +36,34 @@ describe('id expressions never copy token data into the id', () => {
   });
 
   it('never lets the cvc into an id: an id expression sees the card without it', async () => {
-    const res = await backend.post('/tokens').send({ type: 'card', data: CARD, id: 'cvc-{{ data.cvc }}-{{ data.number | last4 }}' }).expect(201);
-    expect(res.body.id).toBe('cvc--4242');
+    // An alias that would keep all three digits finds no cvc to alias.
+    const res = await backend.post('/tokens').send({ type: 'card', data: CARD, id: 'cvc-{{ data.cvc | alias_preserve_format: 0, 3 }}-{{ data.number | alias_preserve_format: 0, 4 }}' }).expect(400);
+    expect(Object.keys(res.body.errors)).toEqual(['id']);
+    expect(res.text).not.toContain('987');
+  });
+
+  it.each([
+    ['the data reversed', "{{ data | remove: '-' | split: '' | reverse | join: '' }}"],
+    ['a slice of the data', '{{ data | slice: 0, 5 }}'],
+    ['the data with a letter between its characters', "{{ data | split: '' | join: 'q' }}"],
+    ['the last four alone (not an alias)', '{{ data | last4 }}'],
+    ['an alias with the data appended', '{{ data | alias_preserve_length | append: data }}'],
+    ['an alias after another filter', "{{ data | remove: '-' | alias_preserve_length }}"],
+    ['a tag', "{% if data contains '1' %}one{% endif %}-{{ data | alias_preserve_length }}"],
+    ['an assigned copy', '{% assign x = data %}{{ x | alias_preserve_length }}'],
+    ['another variable', '{{ x }}'],
+  ])('refuses an id expression that is not an alias: %s', async (_case, id) => {
+    const res = await backend.post('/tokens').send({ type: 'social_security_number', data: '123-45-6789', id }).expect(400);
+    expect(Object.keys(res.body.errors)).toEqual(['id']);
+    expect(res.text).not.toMatch(/123|6789|987/);
+    expect((await backend.post('/tokens/search').send({ query: '' }).expect(200)).body.pagination.total_items).toBe(0);
+  });
+
+  it('takes aliases with text and filters after them, and ids of literals alone', async () => {
+    const made = await backend.post('/tokens').send({ type: 'social_security_number', data: '123-45-6789', id: "ssn-{{ data | alias_preserve_format: 0, 4 | prepend: 'x' | upcase }}" }).expect(201);
+    expect(made.body.id).toMatch(/^ssn-X\d{3}-\d{2}-6789$/);
+    const literal = await backend.post('/tokens').send({ type: 'token', data: 'v', id: "fixed-{{ 'name' | upcase }}" }).expect(201);
+    expect(literal.body.id).toBe('fixed-NAME');
   });
 
   it('refuses, over POST /tokens and POST /tokenize, an id that would show the number of a token intent, and keeps the intent', async () => {

@@ -1,4 +1,4 @@
-import { Context, Output, TokenKind, toValue, toValueSync, type Liquid, type Template } from 'liquidjs';
+import { Context, Output, TokenKind, toValue, toValueSync, TypeGuards, type Liquid, type Template, type Token } from 'liquidjs';
 import type { RandomSource } from '../shared/random';
 import { ChargingEmitter, type Outputs } from './charging-emitter';
 import { BYTES_OUTPUT, HmacBytes } from './hmac-bytes';
@@ -77,6 +77,30 @@ export class ExpressionEngine {
   /** True when the string contains a Liquid output or tag (`{{` or `{%`). */
   static isExpression(value: string): boolean {
     return value.includes('{{') || value.includes('{%');
+  }
+
+  /**
+   * Throws a ValidationError naming `field` unless the template makes an alias of the data (an id expression,
+   * expressions.md: "They appear in `id` (aliases)"): text and `{{ … }}` outputs only, no tags; every output that
+   * reads a variable reads it alone and passes it through an alias filter first; every filter argument is a literal.
+   * So `{{ data | alias_card: true, true }}` or `ref-{{ data.number | alias_preserve_format: 0, 4 | upcase }}`, but
+   * not the data sliced, reversed, split and joined, or appended to an alias, each of which would put it in an id
+   * that every reader and the audit log see in the clear.
+   */
+  requireAlias(field: string, template: string): void {
+    const parsed = this.parse(field, template);
+    for (const part of parsed.templates) {
+      if (part.token.kind === TokenKind.HTML) continue;
+      if (!(part instanceof Output)) throw ValidationError.field(field, 'An id expression holds text and {{ … }} outputs only, no {% … %} tags.');
+      const { initial, filters } = part.value;
+      if (filters.some((filter) => filter.args.some((arg) => readsVariable(Array.isArray(arg) ? arg[1] : arg)))) {
+        throw ValidationError.field(field, 'The filters of an id expression take literal arguments only.');
+      }
+      const reads = initial.postfix.some(readsVariable);
+      if (reads && (initial.postfix.length !== 1 || !ALIAS_FILTERS.has(filters[0]?.name ?? ''))) {
+        throw ValidationError.field(field, `An id expression makes an alias: pass the data through ${[...ALIAS_FILTERS].join(', ')} first.`);
+      }
+    }
   }
 
   /** Throws a ValidationError naming `field` when the template does not parse (unknown filters included). */
@@ -201,6 +225,17 @@ function causes(error: unknown): unknown[] {
     out.push(e);
   }
   return out;
+}
+
+/** The filters that make an alias of a value: random characters in its shape, a few of its own kept at most. */
+const ALIAS_FILTERS: ReadonlySet<string> = new Set(['alias_preserve_format', 'alias_preserve_length', 'alias_card']);
+
+/** Whether a value token reads a variable (`data`, `data.number`, `x`, a range over one), rather than being a literal. */
+function readsVariable(token: Token | undefined): boolean {
+  if (token === undefined) return false;
+  if (TypeGuards.isPropertyAccessToken(token)) return true;
+  if (TypeGuards.isRangeToken(token)) return readsVariable(token.lhs) || readsVariable(token.rhs);
+  return false;
 }
 
 function soleOutput(templates: readonly Template[]): Output | undefined {

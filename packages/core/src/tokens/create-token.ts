@@ -182,6 +182,7 @@ export class CreateToken {
   private tokenId(requested: string | undefined, type: TokenTypeName, data: unknown): string {
     if (requested === undefined) return this.deps.ids.next();
     if (!ExpressionEngine.isExpression(requested)) return validateTokenId(requested);
+    this.deps.expressions.requireAlias('id', requested);
     const visible = withoutCvc(type, data);
     const id = validateTokenId(this.deps.expressions.render('id', requested, { data: visible }));
     // Ids are stored and shown in the clear: an expression must make an alias, not copy the data (or any text in it,
