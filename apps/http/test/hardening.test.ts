@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import request from 'supertest';
 import { applicationKey, as, harness, type Harness, privateKey } from './harness';
 
@@ -181,6 +183,34 @@ describe('hostile input', () => {
 
   it('refuses compressed bodies with 415', async () => {
     await api.post('/tokens').set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send('{"type":"token","data":"x"}').expect(415);
+  });
+
+  it('refuses a body under a transfer coding other than chunked with 415 (Node leaves the coding under the chunks)', async () => {
+    const key = await privateKey(h, 'token:create', 'token:read');
+    const server = createServer(h.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const send = (coding: string, path: string, type = 'application/json'): Promise<string> =>
+        new Promise((resolve, reject) => {
+          const body = path === '/invitations/accept' && type.includes('form') ? 'token=x' : '{"type":"token","data":"declared gzip"}';
+          const socket = connect(port, '127.0.0.1', () => {
+            socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nSVC-API-KEY: ${key}\r\nContent-Type: ${type}\r\nTransfer-Encoding: ${coding}\r\nConnection: close\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`);
+          });
+          let text = '';
+          socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+          socket.on('end', () => resolve(text.split('\r\n')[0]!));
+          socket.on('error', reject);
+        });
+      for (const coding of ['gzip, chunked', 'deflate,chunked', 'x-custom, chunked']) {
+        expect([coding, await send(coding, '/tokens')]).toEqual([coding, 'HTTP/1.1 415 Unsupported Media Type']);
+        expect([coding, await send(coding, '/invitations/accept', 'application/x-www-form-urlencoded')]).toEqual([coding, 'HTTP/1.1 415 Unsupported Media Type']);
+      }
+      expect(await send('chunked', '/tokens')).toBe('HTTP/1.1 201 Created');
+      expect((await as(h.app, key).get('/tokens').expect(200)).body.pagination.total_items).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('refuses impossible offsets in expiry dates', async () => {

@@ -29,6 +29,19 @@ function hasBody(req: Request): boolean {
 }
 
 /**
+ * A 415 for a body sent with a transfer coding other than `chunked` (`Transfer-Encoding: gzip, chunked`): Node takes
+ * the chunks apart but leaves the coding under them, so the bytes read would not be the body the client meant.
+ * Compressed bodies are refused as a Content-Encoding is (no decompression here). Undefined otherwise.
+ */
+export function unsupportedTransferCoding(req: Request): HttpProblemError | undefined {
+  const header = req.headers['transfer-encoding'];
+  if (header === undefined) return undefined;
+  const codings = header.split(',').map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== '');
+  if (codings.every((coding) => coding === 'chunked')) return undefined;
+  return new HttpProblemError(HTTP_PROBLEMS.unsupportedMediaType, 'The request body may be sent chunked, but not with another transfer coding (such as gzip).');
+}
+
+/**
  * A 413 for a body whose declared length (Content-Length) is over the limit, with the connection to be closed after
  * the answer; undefined otherwise. The body parsers would first read the whole declared body (to keep the connection
  * usable), which a client could make gigabytes long or never send, holding the connection until the request timeout.
@@ -60,9 +73,9 @@ export function jsonBody(limitBytes: number, types: readonly string[] = ['applic
       next();
       return;
     }
-    const tooLarge = declaredOverLimit(req, res, limitBytes);
-    if (tooLarge) {
-      next(tooLarge);
+    const refused = unsupportedTransferCoding(req) ?? declaredOverLimit(req, res, limitBytes);
+    if (refused) {
+      next(refused);
       return;
     }
     const charset = charsetOf(req);

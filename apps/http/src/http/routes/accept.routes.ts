@@ -1,6 +1,6 @@
 import { type AcceptInvitation, DomainError, GoneError, ValidationError } from '@svc/core';
 import express, { type IRouter, type NextFunction, type Request, type Response } from 'express';
-import { jsonBody, requireUtf8 } from '../json-body';
+import { jsonBody, requireUtf8, unsupportedTransferCoding } from '../json-body';
 import { acceptedPage, acceptPage, messagePage, PAGE_CSP } from '../pages/accept-page';
 import { presentMember } from '../presenters/tenant.presenter';
 import { problemFor } from '../problem';
@@ -44,6 +44,8 @@ export function acceptRoutes(router: IRouter, accept: AcceptInvitation, bodyLimi
 
   router.post('/invitations/accept', async (req, res, next) => {
     if (req.is('application/x-www-form-urlencoded')) {
+      const refused = unsupportedTransferCoding(req);
+      if (refused) return next(refused);
       form(req, res, async (parseError?: unknown) => {
         if (parseError) return next(parseError);
         try {

@@ -24,7 +24,7 @@ import { sendJson } from '../respond';
 import { keepWithWrite } from '../idempotency';
 import { listProxiesQuery, type ProxyBody, proxySchema, type TransformBody } from '../schemas/proxy.schemas';
 import { validate } from '../validate';
-import { declaredOverLimit } from '../json-body';
+import { declaredOverLimit, unsupportedTransferCoding } from '../json-body';
 import { HTTP_PROBLEMS, HttpProblemError } from '../problem';
 
 export interface ProxyUseCases {
@@ -293,8 +293,8 @@ export function proxyRoutes(router: IRouter, auth: RequestHandler, useCases: Pro
   };
   const parseRaw = express.raw({ limit: bodyLimitBytes, type: () => true, inflate: false });
   const raw = (req: Request, res: Response, next: NextFunction): void => {
-    const tooLarge = declaredOverLimit(req, res, bodyLimitBytes);
-    if (tooLarge) next(tooLarge);
+    const refused = unsupportedTransferCoding(req) ?? declaredOverLimit(req, res, bodyLimitBytes);
+    if (refused) next(refused);
     else parseRaw(req, res, next);
   };
   const handler = async (req: Request, res: Response) => {
