@@ -102,6 +102,12 @@ describe('application keys over HTTP', () => {
       const first = await api.get(`/applications/${app.id}/keys/${listed.body[1].id}`).expect(200);
       expect(first.body).toEqual(listed.body[1]);
       expect(JSON.stringify([listed.body, first.body])).not.toMatch(/key_mgt_|"key"/);
+      // Filtered by key ids (the Basis Theory SDK's `id`, repeatable); any other parameter is a 400 naming it.
+      expect((await api.get(`/applications/${app.id}/keys?id=${second.id.toUpperCase()}`).expect(200)).body).toEqual([listed.body[0]]);
+      expect((await api.get(`/applications/${app.id}/keys?id=${second.id}&id=${listed.body[1].id}`).expect(200)).body).toEqual(listed.body);
+      expect((await api.get(`/applications/${app.id}/keys?id=00000000-0000-4000-8000-00000000ffff`).expect(200)).body).toEqual([]);
+      expect(Object.keys((await api.get(`/applications/${app.id}/keys?id=nope`).expect(400)).body.errors)).toEqual(['id[0]']);
+      expect(Object.keys((await api.get(`/applications/${app.id}/keys?start=x`).expect(400)).body.errors)).toEqual(['start']);
     });
 
     it('shows the bootstrap key of the tenant as its management application\'s one key, made by no application', async () => {
@@ -299,6 +305,7 @@ describe('application keys over HTTP', () => {
         expect(await works(created.key!)).toBe(200);
         const listed = await client.applicationKeys.list(app.id);
         expect(listed.map((k) => k.id)).toContain(created.id);
+        expect((await client.applicationKeys.list(app.id, { id: [created.id!] })).map((k) => k.id)).toEqual([created.id]);
         expect(listed.every((k) => k.key === undefined)).toBe(true);
         expect((await client.applicationKeys.get(app.id, created.id!)).id).toBe(created.id);
         await client.applicationKeys.delete(app.id, created.id!);

@@ -173,6 +173,10 @@ describe('applications over HTTP', () => {
       expect(single.body.data).toHaveLength(1);
       const byType = await api.get('/applications?type=management').expect(200);
       expect(byType.body.data.map((a: { id: string }) => a.id)).toEqual([h.tenant.management.application.id]);
+      // Repeated, as the Basis Theory SDK sends a list of types: any of them.
+      const byTypes = await api.get('/applications?type=management&type=public&size=100').expect(200);
+      expect(byTypes.body.data.map((a: { type: string }) => a.type).sort()).toEqual(['management']);
+      expect((await api.get('/applications?type=management&type=private&size=100').expect(200)).body.pagination.total_items).toBe(6);
     });
 
     it.each([
@@ -181,6 +185,7 @@ describe('applications over HTTP', () => {
       ['size=abc', 'size'],
       ['id=not-a-uuid', 'id[0]'],
       ['type=robot', 'type'],
+      ['type=private&type=robot', 'type[1]'],
     ])('rejects %s with a 400', async (query, field) => {
       const res = await api.get(`/applications?${query}`).expect(400);
       expect(Object.keys(res.body.errors)).toContain(field);

@@ -73,6 +73,8 @@ describe('GET /permissions', () => {
   it('refuses an unknown application type, naming the parameter, and answers 401 without a key', async () => {
     const res = await as(h.app, h.key).get('/permissions?application_type=root').expect(400);
     expect(Object.keys(res.body.errors)).toEqual(['application_type']);
+    const unknown = await as(h.app, h.key).get('/permissions?container=/&status=x').expect(400);
+    expect(Object.keys(unknown.body.errors).sort()).toEqual(['container', 'status']);
     await request(h.app).get('/permissions').expect(401);
   });
 });

@@ -39,7 +39,7 @@ export class InMemoryApplicationRepository implements ApplicationRepository {
       (a) =>
         a.tenantId === tenantId &&
         (!filter.ids || filter.ids.includes(a.id)) &&
-        (!filter.type || a.type === filter.type) &&
+        (!filter.types || filter.types.includes(a.type)) &&
         (!filter.liveAt || !a.expiresAt || a.expiresAt.getTime() > filter.liveAt.getTime()),
     );
     return paginate(matches, page);

@@ -59,7 +59,7 @@ export class MongoApplicationRepository implements ApplicationRepository {
   async list(tenantId: string, filter: ApplicationFilter, page: PageRequest): Promise<Page<Application>> {
     const query: Filter<ApplicationDocument> = { tenant_id: tenantId };
     if (filter.ids) query._id = { $in: [...filter.ids] };
-    if (filter.type) query.type = filter.type;
+    if (filter.types) query.type = { $in: [...filter.types] };
     if (filter.liveAt) query.$or = [{ expires_at: null }, { expires_at: { $gt: filter.liveAt } }];
     return findPage(this.applications, query, NEWEST_FIRST, page, fromApplicationDocument);
   }

@@ -142,9 +142,9 @@ export class SqliteApplicationRepository implements ApplicationRepository {
       where += ` AND id IN (${placeholders(filter.ids.length)})`;
       params.push(...filter.ids);
     }
-    if (filter.type) {
-      where += ' AND type = ?';
-      params.push(filter.type);
+    if (filter.types) {
+      where += ` AND type IN (${placeholders(filter.types.length)})`;
+      params.push(...filter.types);
     }
     if (filter.liveAt) {
       where += ' AND (expires_at IS NULL OR expires_at > ?)';

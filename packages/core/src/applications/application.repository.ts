@@ -6,7 +6,8 @@ import type { ApplicationKey } from './application-key';
 
 export interface ApplicationFilter {
   readonly ids?: readonly string[];
-  readonly type?: ApplicationType;
+  /** Any of these types (GET /applications?type=private&type=public). */
+  readonly types?: readonly ApplicationType[];
   /** Leave out applications whose expiresAt is at or before this instant. */
   readonly liveAt?: Date;
 }

@@ -37,7 +37,8 @@ export class GetApplicationByKey {
 
 export interface ListApplicationsInput {
   readonly ids?: readonly string[] | undefined;
-  readonly type?: string | undefined;
+  /** Any of these types (repeatable, as the Basis Theory SDK sends an array). */
+  readonly types?: readonly string[] | undefined;
   readonly page?: number | undefined;
   readonly size?: number | undefined;
 }
@@ -47,13 +48,14 @@ export class ListApplications {
 
   async execute(actor: Actor, input: ListApplicationsInput): Promise<Page<Application>> {
     requirePermission(actor, 'application:read');
-    if (input.type !== undefined && !isApplicationType(input.type)) {
-      throw ValidationError.field('type', 'Type must be one of private, public, management.');
-    }
+    const types = input.types ?? [];
+    types.forEach((type, i) => {
+      if (!isApplicationType(type)) throw ValidationError.field(types.length > 1 ? `type[${i}]` : 'type', 'Type must be one of private, public, management.');
+    });
     const page = pageRequest(input.page, input.size);
     return this.deps.applications.list(
       actor.tenantId,
-      { ...(input.ids?.length ? { ids: input.ids } : {}), ...(input.type ? { type: input.type } : {}), liveAt: this.deps.clock.now() },
+      { ...(input.ids?.length ? { ids: input.ids } : {}), ...(types.length > 0 ? { types: types.filter(isApplicationType) } : {}), liveAt: this.deps.clock.now() },
       page,
     );
   }

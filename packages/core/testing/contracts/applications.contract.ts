@@ -59,8 +59,12 @@ export function describeApplicationContract(open: () => Promise<Store>): void {
         const all = await store().applications.list(T1, {}, { page: 1, size: 2 });
         expect(all.total).toBe(3);
         expect(all.items.map((a) => a.id)).toEqual([apps[2]!.id, apps[1]!.id]);
-        const byType = await store().applications.list(T1, { type: 'private' }, { page: 1, size: 20 });
+        const byType = await store().applications.list(T1, { types: ['private'] }, { page: 1, size: 20 });
         expect(byType.items.map((a) => a.id)).toEqual([apps[2]!.id, apps[0]!.id]);
+        const byTypes = await store().applications.list(T1, { types: ['public', 'management'] }, { page: 1, size: 20 });
+        expect([byTypes.total, byTypes.items.map((a) => a.id)]).toEqual([1, [apps[1]!.id]]);
+        const both = await store().applications.list(T1, { types: ['public', 'private'] }, { page: 1, size: 20 });
+        expect(both.items.map((a) => a.id)).toEqual([apps[2]!.id, apps[1]!.id, apps[0]!.id]);
         const byIds = await store().applications.list(T1, { ids: [apps[0]!.id, apps[3]!.id] }, { page: 1, size: 20 });
         expect(byIds.items.map((a) => a.id)).toEqual([apps[0]!.id]);
         expect(byIds.total).toBe(1);

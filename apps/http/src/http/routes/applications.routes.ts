@@ -7,6 +7,7 @@ import { presentApplicationKey } from '../presenters/application-key.presenter';
 import { presentPage } from '../presenters/pagination';
 import {
   createApplicationSchema,
+  listApplicationKeysQuery,
   listApplicationsQuery,
   updateApplicationSchema,
 } from '../schemas/application.schemas';
@@ -46,7 +47,7 @@ export function applicationRoutes(router: IRouter, auth: RequestHandler, useCase
     });
     const page = await useCases.list.execute(actorOf(res), {
       ids: query.id?.map((id) => id.toLowerCase()),
-      type: query.type,
+      types: query.type,
       page: query.page,
       size: query.size,
     });
@@ -90,8 +91,14 @@ function applicationKeyRoutes(router: IRouter, auth: RequestHandler, useCases: A
   });
 
   router.get('/applications/:id/keys', auth, requires('application:read'), async (req, res) => {
-    const keys = await useCases.listKeys.execute(actorOf(res), applicationId(req.params.id));
-    sendJson(res, 200, keys.map((key) => presentApplicationKey(key)));
+    const id = applicationId(req.params.id);
+    const query = validate(listApplicationKeysQuery, req.query);
+    query.id?.forEach((keyId, i) => {
+      if (!isUuid(keyId)) throw ValidationError.field(`id[${i}]`, 'Must be a UUID.');
+    });
+    const wanted = query.id && new Set(query.id.map((keyId) => keyId.toLowerCase()));
+    const keys = await useCases.listKeys.execute(actorOf(res), id);
+    sendJson(res, 200, keys.filter((key) => !wanted || wanted.has(key.id)).map((key) => presentApplicationKey(key)));
   });
 
   router.get('/applications/:id/keys/:key_id', auth, requires('application:read'), async (req, res) => {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { sendJson } from '../respond';
 import { validate } from '../validate';
 
-export const listPermissionsQuery = z.object({ application_type: z.string().optional() });
+export const listPermissionsQuery = z.strictObject({ application_type: z.string().optional() });
 
 /** GET /permissions: the permission catalogue (any valid key), optionally for one application type. */
 export function permissionRoutes(router: IRouter, auth: RequestHandler): void {

@@ -31,8 +31,11 @@ export const updateApplicationSchema = z.strictObject({
   rules: optional(z.array(ruleSchema)),
 });
 
+/** GET /applications/{id}/keys: the Basis Theory SDK may filter by key ids (`id`, repeatable). */
+export const listApplicationKeysQuery = z.strictObject({ id: repeated });
+
 export const listApplicationsQuery = z.strictObject({
   id: repeated,
-  type: z.string().optional(),
+  type: repeated,
   ...pagingQuery,
 });
