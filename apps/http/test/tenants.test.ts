@@ -25,13 +25,15 @@ describe('members and invitations over HTTP', () => {
     const res = await api.get('/tenants/self/members').expect(200);
     expect(res.body.pagination).toEqual({ total_items: 1, page_number: 1, page_size: 20, total_pages: 1 });
     expect(res.body.data[0]).toMatchObject({ role: 'OWNER', tenant_id: h.tenant.tenant.id, user: { email: 'owner@acme.test' } });
+    // created_date: the name the Basis Theory SDK reads; the same instant as created_at.
+    expect(res.body.data[0].created_date).toBe(res.body.data[0].created_at);
     const refused = await api.delete(`/tenants/self/members/${res.body.data[0].id}`).expect(422);
     expect(refused.body.type).toBe('https://svc.dev/errors/unprocessable');
   });
 
   it('invites, sends a link, accepts it once, and lists the new ADMIN member', async () => {
     const created = await invite('Grace@Example.com').expect(201);
-    expect(created.body).toMatchObject({ email: 'grace@example.com', status: 'PENDING', tenant_id: h.tenant.tenant.id, expires_at: '2026-01-04T00:00:00.000Z' });
+    expect(created.body).toMatchObject({ email: 'grace@example.com', role: 'ADMIN', status: 'PENDING', tenant_id: h.tenant.tenant.id, expires_at: '2026-01-04T00:00:00.000Z' });
     expect(JSON.stringify(created.body)).not.toContain(h.mailer.lastToken());
     const mail = h.mailer.sent[0]!;
     expect(mail).toMatchObject({ to: 'grace@example.com', tenantName: 'Acme', inviterName: 'Acme management' });
@@ -67,6 +69,16 @@ describe('members and invitations over HTTP', () => {
     expect(res.text).toContain('Acme');
     const again = await request(h.app).post('/invitations/accept').type('form').send({ token: h.mailer.lastToken() }).expect(410);
     expect(again.headers['content-type']).toMatch(/text\/html/);
+  });
+
+  it("takes the Basis Theory SDK's role when it is ADMIN, the role acceptance gives, and refuses any other", async () => {
+    const made = await api.post('/tenants/self/invitations').send({ email: 'ada@example.com', role: 'ADMIN' }).expect(201);
+    expect(made.body.role).toBe('ADMIN');
+    for (const role of ['OWNER', 'admin', 7, '']) {
+      const res = await api.post('/tenants/self/invitations').send({ email: 'bob@example.com', role }).expect(400);
+      expect([role, Object.keys(res.body.errors)]).toEqual([role, ['role']]);
+    }
+    expect((await api.get('/tenants/self/invitations').expect(200)).body.pagination.total_items).toBe(1);
   });
 
   it('refuses a second invitation of the same address (409)', async () => {

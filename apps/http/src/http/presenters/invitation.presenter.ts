@@ -7,6 +7,8 @@ export function presentInvitation(invitation: Invitation, now: Date) {
     id: invitation.id,
     tenant_id: invitation.tenantId,
     email: invitation.email,
+    // Accepting makes an ADMIN member (interface.md 2.9); the Basis Theory SDK reads the role an invitation grants.
+    role: 'ADMIN',
     status: invitationStatus(invitation, now),
     expires_at: iso(invitation.expiresAt),
     created_by: invitation.createdBy,

@@ -14,6 +14,8 @@ export function presentMember(member: Member, user: User) {
     user: presentUser(user),
     created_by: member.createdBy,
     created_at: iso(member.createdAt),
+    // The Basis Theory SDK reads a member's creation from `created_date` (interface.md names it `created_at`).
+    created_date: iso(member.createdAt),
     modified_by: member.modifiedBy,
     modified_at: iso(member.modifiedAt),
   };
