@@ -46,6 +46,20 @@ describe('application keys over HTTP', () => {
       }
     });
 
+    it("makes an application without a key for Basis Theory's create_key: false, and with one for true or nothing", async () => {
+      const keyless = await api.post('/applications').send({ name: 'later', type: 'private', permissions: ['token:read'], create_key: false }).expect(201);
+      expect(keyless.body.key).toBeUndefined();
+      expect((await api.get(`/applications/${keyless.body.id}/keys`).expect(200)).body).toEqual([]);
+      const added = await api.post(`/applications/${keyless.body.id}/keys`).expect(201);
+      await as(h.app, added.body.key).get('/tokens').expect(200);
+      for (const create_key of [true, undefined, null]) {
+        const made = await api.post('/applications').send({ name: 'now', type: 'private', permissions: ['token:read'], create_key }).expect(201);
+        expect([create_key, made.body.key]).toEqual([create_key, expect.stringMatching(/^key_pvt_/)]);
+      }
+      const refused = await api.post('/applications').send({ name: 'x', type: 'private', permissions: ['token:read'], create_key: 'no' }).expect(400);
+      expect(Object.keys(refused.body.errors)).toEqual(['create_key']);
+    });
+
     it.each([
       ['private', ['token:read'], 'key_pvt_'],
       ['public', ['token:create'], 'key_pub_'],

@@ -16,12 +16,12 @@ export class InMemoryApplicationRepository implements ApplicationRepository {
 
   constructor(private readonly effects?: InMemoryEffects) {}
 
-  async create(application: Application, key: ApplicationKey, effects?: WriteEffects): Promise<void> {
+  async create(application: Application, key: ApplicationKey | undefined, effects?: WriteEffects): Promise<void> {
     if (this.byId.has(application.id)) throw new Error('duplicate application id');
-    if (this.byKeyHash.has(key.keyHash)) throw new Error('duplicate key hash');
+    if (key && this.byKeyHash.has(key.keyHash)) throw new Error('duplicate key hash');
     this.byId.set(application.id, application);
     this.keysOf.set(application.id, new Map());
-    this.store(key);
+    if (key) this.store(key);
     this.effects?.write(effects);
   }
 

@@ -36,11 +36,11 @@ export class MongoApplicationRepository implements ApplicationRepository {
     private readonly effects: EffectWrites,
   ) {}
 
-  async create(application: Application, key: ApplicationKey, effects?: WriteEffects): Promise<void> {
+  async create(application: Application, key: ApplicationKey | undefined, effects?: WriteEffects): Promise<void> {
     await this.effects.write(
       effects,
       async (session) => {
-        await this.applications.insertOne(toApplicationDocument(application, [key]), { session });
+        await this.applications.insertOne(toApplicationDocument(application, key ? [key] : []), { session });
       },
       always,
     );

@@ -63,7 +63,7 @@ export class SqliteApplicationRepository implements ApplicationRepository {
   private readonly keyById: Statement;
   private readonly removeKey: Statement;
   private readonly removeKeys: Statement;
-  private readonly createWithKey: Transaction<(application: Application, key: ApplicationKey) => void>;
+  private readonly createWithKey: Transaction<(application: Application, key: ApplicationKey | undefined) => void>;
   private readonly addKeyBelow: Transaction<(key: ApplicationKey, limit: number) => AddKeyOutcome>;
   private readonly replaceAll: Transaction<(application: Application, key: ApplicationKey) => boolean>;
 
@@ -92,9 +92,9 @@ export class SqliteApplicationRepository implements ApplicationRepository {
     this.keyById = db.prepare('SELECT * FROM application_keys WHERE tenant_id = ? AND application_id = ? AND id = ?');
     this.removeKey = db.prepare('DELETE FROM application_keys WHERE tenant_id = ? AND application_id = ? AND id = ?');
     this.removeKeys = db.prepare('DELETE FROM application_keys WHERE tenant_id = ? AND application_id = ?');
-    this.createWithKey = db.transaction((application: Application, key: ApplicationKey) => {
+    this.createWithKey = db.transaction((application: Application, key: ApplicationKey | undefined) => {
       this.insert.run(toApplicationRow(application));
-      this.insertKey.run(toApplicationKeyRow(key));
+      if (key) this.insertKey.run(toApplicationKeyRow(key));
     });
     this.addKeyBelow = db.transaction((key: ApplicationKey, limit: number): AddKeyOutcome => {
       if (!this.byId.get(key.tenantId, key.applicationId)) return 'absent';
@@ -110,7 +110,7 @@ export class SqliteApplicationRepository implements ApplicationRepository {
     });
   }
 
-  async create(application: Application, key: ApplicationKey, effects?: WriteEffects): Promise<void> {
+  async create(application: Application, key: ApplicationKey | undefined, effects?: WriteEffects): Promise<void> {
     this.effects.guarded(() => this.createWithKey.immediate(application, key), () => true, effects);
   }
 

@@ -26,7 +26,7 @@ export type AddKeyOutcome = 'added' | 'limit' | 'absent';
  */
 export interface ApplicationRepository {
   /** Stores a new application together with its first key. */
-  create(application: Application, key: ApplicationKey, effects?: WriteEffects): Promise<void>;
+  create(application: Application, key: ApplicationKey | undefined, effects?: WriteEffects): Promise<void>;
   findById(tenantId: string, id: string): Promise<Application | undefined>;
   /** Finds the application holding the key that hashes to `keyHash`, in any tenant. */
   findByKeyHash(keyHash: string): Promise<Application | undefined>;

@@ -25,6 +25,12 @@ export interface ApplicationWithKey {
   readonly key: string;
 }
 
+/** An application as `POST /applications` made it: with its first key, unless it was asked for none (`create_key`). */
+export interface CreatedApplication {
+  readonly application: Application;
+  readonly key?: string | undefined;
+}
+
 export function isApplicationExpired(application: Application, now: Date): boolean {
   return application.expiresAt !== undefined && application.expiresAt.getTime() <= now.getTime();
 }

@@ -8,7 +8,7 @@ import { isApplicationType } from '../access/permissions';
 import type { RuleInput } from '../access/rule-validation';
 import type { Actor } from '../auth/actor';
 import { requireHeld, requirePermission } from '../auth/authorize';
-import type { Application, ApplicationWithKey } from './application';
+import type { Application, ApplicationWithKey, CreatedApplication } from './application';
 import { issueApplicationKey } from './application-key';
 import { validateApplicationInput } from './application-input';
 import type { ApplicationRepository } from './application.repository';
@@ -25,6 +25,8 @@ export interface CreateApplicationInput {
   readonly permissions?: readonly string[] | undefined;
   readonly rules?: readonly RuleInput[] | undefined;
   readonly expiresAt?: string | null | undefined;
+  /** False: the application is made without a key (Basis Theory's `create_key`); add one with POST …/keys. */
+  readonly createKey?: boolean | undefined;
 }
 
 export interface ApplicationDeps {
@@ -42,10 +44,10 @@ export class CreateApplication {
   constructor(private readonly deps: ApplicationDeps) {}
 
   /** `keep`: seals the answer for an idempotency key, kept in the application's own write. */
-  async execute(actor: Actor, input: CreateApplicationInput, keep?: KeepAnswer<ApplicationWithKey>): Promise<ApplicationWithKey> {
+  async execute(actor: Actor, input: CreateApplicationInput, keep?: KeepAnswer<CreatedApplication>): Promise<CreatedApplication> {
     requirePermission(actor, 'application:create');
     if (isApplicationType(input.type)) requireHeld(actor, { type: input.type, permissions: validateApplicationInput(input.type, input).permissions });
-    return this.create(actor.tenantId, actor.applicationId, input, undefined, actor, keep);
+    return this.make(actor.tenantId, actor.applicationId, input, undefined, actor, keep, input.createKey !== false);
   }
 
   /**
@@ -59,8 +61,21 @@ export class CreateApplication {
     presetKey?: string,
     /** Who asked; provisioning (no caller) is recorded as svc itself. */
     by: Actor | AuditActor = systemActor(tenantId),
-    keep?: KeepAnswer<ApplicationWithKey>,
   ): Promise<ApplicationWithKey> {
+    const { application, key } = await this.make(tenantId, createdBy, input, presetKey, by, undefined, true);
+    // Made with its key (`true` above): provisioning always hands one out.
+    return { application, key: key! };
+  }
+
+  private async make(
+    tenantId: string,
+    createdBy: string | undefined,
+    input: CreateApplicationInput,
+    presetKey: string | undefined,
+    by: Actor | AuditActor,
+    keep: KeepAnswer<CreatedApplication> | undefined,
+    withKey: boolean,
+  ): Promise<CreatedApplication> {
     if (!isApplicationType(input.type)) {
       throw ValidationError.field('type', 'Type must be one of private, public, management.');
     }
@@ -79,12 +94,12 @@ export class CreateApplication {
       createdAt: now,
       expiresAt,
     };
-    const issued = issueApplicationKey(this.deps, application, createdBy, presetKey);
+    const issued = withKey ? issueApplicationKey(this.deps, application, createdBy, presetKey) : undefined;
     const effects = auditOf(this.deps).write(by, now, applicationFact(application.id, 'create', 'Application created'), [
       { type: 'application.created', data: applicationHookData(application) },
     ]);
-    const created = { application, key: issued.plaintext };
-    await this.deps.applications.create(application, issued.key, await keptWith(effects, keep, created));
+    const created: CreatedApplication = { application, key: issued?.plaintext };
+    await this.deps.applications.create(application, issued?.key, await keptWith(effects, keep, created));
     return created;
   }
 }

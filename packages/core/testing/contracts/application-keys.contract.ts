@@ -38,6 +38,16 @@ export function describeApplicationKeyContract(open: () => Promise<Store>): void
     }
 
     describe('application keys', () => {
+      it('makes an application without a key when given none; a key added later finds it', async () => {
+        const app = anApplication().inTenant(T1).build();
+        await store().applications.create(app, undefined);
+        expect(await store().applications.findById(T1, app.id)).toEqual(app);
+        expect(await store().applications.listKeys(T1, app.id)).toEqual([]);
+        const key = aKeyOf(app).build();
+        expect(await store().applications.addKey(key, 10)).toBe('added');
+        expect((await store().applications.findByKeyHash(key.keyHash))?.id).toBe(app.id);
+      });
+
       it('adds keys beside the first: every key finds the application, listed newest first and found by id', async () => {
         const { app, first } = await stored();
         const second = aKeyOf(app).createdAt('2026-01-02T00:00:00.000Z').with({ createdBy: 'c1' }).build();

@@ -1,5 +1,5 @@
 import type { IRouter, RequestHandler } from 'express';
-import { type ApplicationWithKey, type IssuedApplicationKey, isUuid, NotFoundError, ValidationError } from '@svc/core';
+import { type ApplicationWithKey, type CreatedApplication, type IssuedApplicationKey, isUuid, NotFoundError, ValidationError } from '@svc/core';
 import type { ApplicationUseCases } from '../../container';
 import { actorOf, requires } from '../authenticate';
 import { presentApplication } from '../presenters/application.presenter';
@@ -31,10 +31,10 @@ function keyId(raw: string | string[] | undefined): string {
 export function applicationRoutes(router: IRouter, auth: RequestHandler, useCases: ApplicationUseCases, json: RequestHandler): void {
   router.post('/applications', auth, requires('application:create'), json, async (req, res) => {
     const body = validate(createApplicationSchema, req.body);
-    const present = ({ application, key }: ApplicationWithKey) => presentApplication(application, key);
+    const present = ({ application, key }: CreatedApplication) => presentApplication(application, key);
     const created = await useCases.create.execute(
       actorOf(res),
-      { name: body.name, type: body.type, permissions: body.permissions, rules: body.rules, expiresAt: body.expires_at },
+      { name: body.name, type: body.type, permissions: body.permissions, rules: body.rules, expiresAt: body.expires_at, createKey: body.create_key },
       keepWithWrite(res, 201, present),
     );
     sendJson(res, 201, present(created));

@@ -23,6 +23,8 @@ export const createApplicationSchema = z.strictObject({
   permissions: optional(z.array(z.string())),
   rules: optional(z.array(ruleSchema)),
   expires_at: optional(z.string()),
+  /** Basis Theory's: false makes the application without a key. */
+  create_key: optional(z.boolean()),
 });
 
 export const updateApplicationSchema = z.strictObject({
