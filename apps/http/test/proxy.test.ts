@@ -436,10 +436,19 @@ describe('the proxy over HTTP', () => {
         })
         .expect(201);
       const key = created.body.key as string;
-      await request(h.app).post('/proxy').set('SVC-PROXY-KEY', key).send({}).expect(401);
       const other = await h.createTenant('Other');
       const foreign = await applicationKey({ ...h, key: other.management.key }, { name: 'x', type: 'private', permissions: ['proxy:invoke'] });
-      await request(h.app).post('/proxy').set('SVC-PROXY-KEY', key).set('SVC-API-KEY', foreign).send({}).expect(401);
+      // Without an API key, with a made-up one, or with another tenant's, a real proxy key answers exactly as a made-up
+      // proxy key does: a proxy key found somewhere cannot be tried for being real.
+      const refusals = new Set<string>();
+      for (const proxyKey of [key, 'key_prx_madeUpAndNeverIssued1234567890']) {
+        for (const apiKey of [undefined, 'key_pvt_madeUpAndNeverIssued1234567890', foreign]) {
+          const call = request(h.app).post('/proxy').set('SVC-PROXY-KEY', proxyKey);
+          const res = await (apiKey ? call.set('SVC-API-KEY', apiKey) : call).send({}).expect(401);
+          refusals.add(JSON.stringify(res.body));
+        }
+      }
+      expect([...refusals].map((r) => JSON.parse(r).detail)).toEqual(['The proxy key is invalid, or its proxy needs a valid API key with it.']);
       expect(dest.received).toHaveLength(0);
       const id = await card();
       const res = await request(h.app).post('/proxy').set('BT-PROXY-KEY', key).set('BT-API-KEY', backend).send({ number: `{{ ${id} }}` }).expect(200);

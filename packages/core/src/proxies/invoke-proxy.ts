@@ -162,13 +162,19 @@ interface WorkingBody {
  * transforms applied; answers with the destination's status, headers and body. Nothing is sent when a token is
  * unknown or may not be revealed, or when the outbound policy refuses the destination.
  */
+/**
+ * The one 401 of a call with a proxy key: an unknown key, another tenant's, and a real one whose proxy needs an API key
+ * that did not come (or was not valid) all answer this, so a proxy key found somewhere cannot be tried for being real.
+ */
+export const PROXY_KEY_REFUSED = 'The proxy key is invalid, or its proxy needs a valid API key with it.';
+
 export class InvokeProxy {
   constructor(private readonly deps: InvokeProxyDeps) {}
 
   /** The pre-configured proxy a key names; 401 for a key that names none. */
   async proxyFor(proxyKey: string): Promise<Proxy> {
     const proxy = await this.deps.proxies.findByKeyHash(hashKey(proxyKey));
-    if (!proxy) throw new UnauthenticatedError('The proxy key is invalid.');
+    if (!proxy) throw new UnauthenticatedError(PROXY_KEY_REFUSED);
     return proxy;
   }
 
@@ -181,7 +187,7 @@ export class InvokeProxy {
     if (proxy === undefined || proxy.requireAuth) {
       if (!actor) throw new UnauthenticatedError();
       // Another tenant's proxy key is as unknown as one that never existed.
-      if (proxy && proxy.tenantId !== actor.tenantId) throw new UnauthenticatedError('The proxy key is invalid.');
+      if (proxy && proxy.tenantId !== actor.tenantId) throw new UnauthenticatedError(PROXY_KEY_REFUSED);
       requirePermission(actor, 'proxy:invoke');
     }
     const urlField = proxy ? 'destination_url' : 'SVC-PROXY-URL';

@@ -14,6 +14,8 @@ import {
   type ProxyTarget,
   type ProxyTransformInput,
   type UpdateProxy,
+  PROXY_KEY_REFUSED,
+  UnauthenticatedError,
   ValidationError,
 } from '@svc/core';
 import express, { type IRouter, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
@@ -284,6 +286,12 @@ export function proxyRoutes(router: IRouter, auth: RequestHandler, useCases: Pro
         next();
         return;
       }
+      try {
+        await (auth(req, res, next) as unknown as Promise<void> | undefined);
+      } catch (error) {
+        throw error instanceof UnauthenticatedError ? new UnauthenticatedError(PROXY_KEY_REFUSED) : error;
+      }
+      return;
     } else {
       const url = req.get('svc-proxy-url') ?? req.get('bt-proxy-url');
       res.locals.proxyTarget = url === undefined ? undefined : ({ kind: 'ephemeral', url: url.trim() } satisfies ProxyTarget);
