@@ -540,6 +540,26 @@ describe('attacks on the proxy', () => {
       expect(dest.received).toHaveLength(0);
     });
 
+    it('names the field of the body for every error of a value it tokenizes, those of the value itself included', async () => {
+      await setUp();
+      await applicationKey(h, { name: 'capture', type: 'private', permissions: ['token:create'] });
+      const open = await createProxy({
+        require_auth: false,
+        application_id: await appId('capture'),
+        request_transforms: [{ type: 'tokenize', matcher: '$.card', token: { type: 'token' } }],
+      });
+      const deep = JSON.parse('['.repeat(40) + '"4242424242424242"' + ']'.repeat(40)) as unknown;
+      for (const [card, field] of [
+        [deep, /^body\.card\.data(\[0\])+$/],
+        [{ a: 9007199254740993 }, /^body\.card\.data\.a$/],
+      ] as const) {
+        const res = await request(h.app).post(`/proxy?svc-proxy-key=${open.key}`).set('Content-Type', 'application/json').send(JSON.stringify({ card }).replace('9007199254740992', '9007199254740993'));
+        expectProblem(res, 400);
+        expect(Object.keys(res.body.errors)).toEqual([expect.stringMatching(field)]);
+      }
+      expect(dest.received).toHaveLength(0);
+    });
+
     it('needs its key: no key, a wrong key or a deleted proxy is 401 and nothing is sent', async () => {
       const open = await openEcho();
       expectProblem(await request(h.app).post('/proxy').send({}), 401);

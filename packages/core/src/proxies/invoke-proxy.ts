@@ -357,10 +357,16 @@ export class InvokeProxy {
     }
     const paths = selected.filter((p) => jsonValueAt(body.value, p) !== null);
     if (paths.length === 0) return;
-    const items = paths.map((p) => ({
-      path: fieldPath(['body', ...p]),
-      input: this.deps.readTokenRequest({ ...step.token, data: jsonValueAt(body.value, p) }),
-    }));
+    const items = paths.map((p) => {
+      const path = fieldPath(['body', ...p]);
+      try {
+        return { path, input: this.deps.readTokenRequest({ ...step.token, data: jsonValueAt(body.value, p) }) };
+      } catch (error) {
+        // The request's own checks name fields of the request (`data`, `data[0]`): named here from the body's root.
+        if (!(error instanceof ValidationError)) throw error;
+        throw new ValidationError(Object.fromEntries(Object.entries(error.errors).map(([key, messages]) => [`${path}${key.startsWith('[') ? '' : '.'}${key}`, messages])));
+      }
+    });
     const results = await this.deps.tokenize.execute(application, items);
     let next = 0;
     body.value = replaceJson(body.value, paths, () => results[next++]!.view.token.id);
