@@ -191,7 +191,7 @@ describe('bulk calls under attack', () => {
     it('refuses ids that two id expressions make alike, naming the second', async () => {
       const res = await as(h.app, key)
         .post('/tokenize')
-        .send({ a: { type: 'token', data: { n: 'one' }, id: 'user-{{ data.n }}' }, b: { type: 'token', data: { n: 'one' }, id: 'user-{{ data.n }}' } })
+        .send({ a: { type: 'token', data: { n: 'one' }, id: "user-{{ 'one' | upcase }}" }, b: { type: 'token', data: { n: 'two' }, id: "user-{{ 'ONE' }}" } })
         .expect(409);
       expect(res.body.errors).toEqual({ 'b.id': ['A token with this id already exists.'] });
       expect(await tokenCount(h, key)).toBe(0);

@@ -52,11 +52,30 @@ describe('id expressions never copy token data into the id', () => {
     ['a tag', "{% if data contains '1' %}one{% endif %}-{{ data | alias_preserve_length }}"],
     ['an assigned copy', '{% assign x = data %}{{ x | alias_preserve_length }}'],
     ['another variable', '{{ x }}'],
+    ['two aliases, one keeping the head and one the tail', '{{ data | alias_preserve_format: 5, 0 | slice: 0, 5 }}x{{ data | alias_preserve_format: 0, 4 | slice: 7, 4 }}'],
+    ['two aliases with whitespace control', '{{- data | alias_preserve_length -}}y{{- data | alias_preserve_length -}}'],
+    ['an alias keeping more than 8 first characters', '{{ data | alias_preserve_format: 9 }}'],
+    ['an alias keeping more than 4 last characters', '{{ data | alias_preserve_format: 0, 5 }}'],
+    ['an alias with counts that are not plain numbers', "{{ data | alias_preserve_format: '8', '4' }}"],
+    ['an alias with a third argument', '{{ data | alias_preserve_length: 0, 4, 4 }}'],
   ])('refuses an id expression that is not an alias: %s', async (_case, id) => {
     const res = await backend.post('/tokens').send({ type: 'social_security_number', data: '123-45-6789', id }).expect(400);
     expect(Object.keys(res.body.errors)).toEqual(['id']);
     expect(res.text).not.toMatch(/123|6789|987/);
     expect((await backend.post('/tokens/search').send({ query: '' }).expect(200)).body.pagination.total_items).toBe(0);
+  });
+
+  it('refuses the whole of a card number cut from two aliases, either way round', async () => {
+    for (const id of [
+      '{{ data.number | alias_preserve_format: 8, 0 | slice: 0, 8 }}x{{ data.number | alias_preserve_format: 0, 8 | slice: 8, 8 }}',
+      '{{ data.number | alias_preserve_format: 11, 0 | slice: 0, 11 }}x{{ data.number | alias_preserve_format: 0, 5 | slice: 11, 5 }}',
+    ]) {
+      const res = await backend.post('/tokens').send({ type: 'card', data: CARD, id }).expect(400);
+      expect(Object.keys(res.body.errors)).toEqual(['id']);
+      expect(res.text).not.toContain('42424242');
+    }
+    const kept = await backend.post('/tokens').send({ type: 'card', data: CARD, id: '{{ data.number | alias_preserve_format: 8, 4 }}' }).expect(201);
+    expect(kept.body.id).toMatch(/^42424242\d{4}4242$/);
   });
 
   it('takes aliases with text and filters after them, and ids of literals alone', async () => {

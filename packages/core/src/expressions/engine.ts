@@ -1,4 +1,4 @@
-import { Context, Output, TokenKind, toValue, toValueSync, TypeGuards, type Liquid, type Template, type Token } from 'liquidjs';
+import { Context, type Filter, Output, TokenKind, toValue, toValueSync, TypeGuards, type Liquid, type Template, type Token } from 'liquidjs';
 import type { RandomSource } from '../shared/random';
 import { ChargingEmitter, type Outputs } from './charging-emitter';
 import { BYTES_OUTPUT, HmacBytes } from './hmac-bytes';
@@ -89,6 +89,7 @@ export class ExpressionEngine {
    */
   requireAlias(field: string, template: string): void {
     const parsed = this.parse(field, template);
+    let aliases = 0;
     for (const part of parsed.templates) {
       if (part.token.kind === TokenKind.HTML) continue;
       if (!(part instanceof Output)) throw ValidationError.field(field, 'An id expression holds text and {{ … }} outputs only, no {% … %} tags.');
@@ -96,10 +97,13 @@ export class ExpressionEngine {
       if (filters.some((filter) => filter.args.some((arg) => readsVariable(Array.isArray(arg) ? arg[1] : arg)))) {
         throw ValidationError.field(field, 'The filters of an id expression take literal arguments only.');
       }
-      const reads = initial.postfix.some(readsVariable);
-      if (reads && (initial.postfix.length !== 1 || !ALIAS_FILTERS.has(filters[0]?.name ?? ''))) {
+      if (!initial.postfix.some(readsVariable)) continue;
+      if (initial.postfix.length !== 1 || !ALIAS_FILTERS.has(filters[0]?.name ?? '')) {
         throw ValidationError.field(field, `An id expression makes an alias: pass the data through ${[...ALIAS_FILTERS].join(', ')} first.`);
       }
+      // Two aliases of one value, one keeping its head and one its tail, would put the whole of it in the id.
+      if (++aliases > 1) throw ValidationError.field(field, 'An id expression makes one alias of the data, not several.');
+      requireModestAlias(field, filters[0]!);
     }
   }
 
@@ -229,6 +233,28 @@ function causes(error: unknown): unknown[] {
 
 /** The filters that make an alias of a value: random characters in its shape, a few of its own kept at most. */
 const ALIAS_FILTERS: ReadonlySet<string> = new Set(['alias_preserve_format', 'alias_preserve_length', 'alias_card']);
+
+/** The most an alias in an id keeps in clear: a BIN's 8 characters at the head, the last 4 at the tail. */
+const ID_ALIAS_HEAD = 8;
+const ID_ALIAS_TAIL = 4;
+
+/**
+ * An alias filter in an id keeps little of the value in clear: `alias_preserve_format` and `alias_preserve_length`
+ * take their counts as plain numbers, at most ID_ALIAS_HEAD first and ID_ALIAS_TAIL last characters (as `alias_card`
+ * keeps a BIN and the last four); more would leave the few characters between to be guessed.
+ */
+function requireModestAlias(field: string, filter: Filter): void {
+  if (filter.name === 'alias_card') return;
+  const limits = [ID_ALIAS_HEAD, ID_ALIAS_TAIL];
+  if (filter.args.length > limits.length) throw ValidationError.field(field, `${filter.name} takes two counts at most.`);
+  filter.args.forEach((arg, i) => {
+    const token = Array.isArray(arg) ? undefined : arg;
+    const count = token && TypeGuards.isNumberToken(token) ? Number(token.getText()) : Number.NaN;
+    if (!Number.isInteger(count) || count < 0 || count > limits[i]!) {
+      throw ValidationError.field(field, `An alias in an id keeps at most the first ${ID_ALIAS_HEAD} and the last ${ID_ALIAS_TAIL} characters in clear: ${filter.name} takes whole numbers up to those.`);
+    }
+  });
+}
 
 /** Whether a value token reads a variable (`data`, `data.number`, `x`, a range over one), rather than being a literal. */
 function readsVariable(token: Token | undefined): boolean {
