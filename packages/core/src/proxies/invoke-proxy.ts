@@ -364,7 +364,8 @@ export class InvokeProxy {
       } catch (error) {
         // The request's own checks name fields of the request (`data`, `data[0]`): named here from the body's root.
         if (!(error instanceof ValidationError)) throw error;
-        throw new ValidationError(Object.fromEntries(Object.entries(error.errors).map(([key, messages]) => [`${path}${key.startsWith('[') ? '' : '.'}${key}`, messages])));
+        const under = (key: string): string => (key === 'body' ? path : `${path}${key.startsWith('[') ? '' : '.'}${key}`);
+        throw new ValidationError(Object.fromEntries(Object.entries(error.errors).map(([key, messages]) => [under(key), messages])));
       }
     });
     const results = await this.deps.tokenize.execute(application, items);
