@@ -86,6 +86,30 @@ describe('webhooks over HTTP', () => {
       expect((await api.get(`/webhooks/${made.id}`).expect(200)).body).toEqual(enabled.body);
     });
 
+    it('never writes a PUT over a change made between its read and its write: a failing delivery\'s disabling stays', async () => {
+      const made = (await create(HOOK).expect(201)).body;
+      const hooks = h.store.webhooks;
+      const findById = hooks.findById.bind(hooks);
+      let reads = 0;
+      // Right after the PUT's first read, svc disables the webhook (as a delivery failing for a day does).
+      hooks.findById = async (tenantId, id) => {
+        const found = await findById(tenantId, id);
+        if (++reads === 1 && found) {
+          h.clock.advance(1);
+          await hooks.update({ ...found, status: 'disabled', modifiedBy: 'svc', modifiedAt: h.clock.now() }, undefined, found);
+        }
+        return found;
+      };
+      try {
+        const put = await api.put(`/webhooks/${made.id}`).send({ ...HOOK, name: 'Renamed' }).expect(200);
+        expect([put.body.name, put.body.status]).toEqual(['Renamed', 'disabled']);
+        expect(reads).toBe(2);
+      } finally {
+        hooks.findById = findById;
+      }
+      expect((await api.get(`/webhooks/${made.id}`).expect(200)).body).toMatchObject({ name: 'Renamed', status: 'disabled' });
+    });
+
     it('deletes with 204; the webhook is gone after', async () => {
       const id = (await create(HOOK).expect(201)).body.id as string;
       await api.delete(`/webhooks/${id}`).expect(204);

@@ -29,9 +29,10 @@ export class InMemoryWebhookRepository implements WebhookRepository {
     return paginate(this.ofTenant(tenantId), page);
   }
 
-  async update(webhook: Webhook, effects?: WriteEffects): Promise<boolean> {
+  async update(webhook: Webhook, effects?: WriteEffects, asRead?: Webhook): Promise<boolean> {
     const current = this.owned(webhook.tenantId, webhook.id);
     if (!current) return false;
+    if (asRead && current.modifiedAt?.getTime() !== asRead.modifiedAt?.getTime()) return false;
     this.byId.set(webhook.id, {
       ...webhook,
       sealedSecret: current.sealedSecret,

@@ -1,5 +1,5 @@
 import type { TenantCountDocument } from './tenant-counters';
-import type { Binary, ClientSession, Collection } from 'mongodb';
+import type { Binary, ClientSession, Collection, Filter } from 'mongodb';
 import {
   type CreateWebhookOutcome,
   hasEffects,
@@ -115,8 +115,11 @@ export class MongoWebhookRepository implements WebhookRepository {
     return findPage(this.webhooks, { tenant_id: tenantId }, NEWEST_FIRST, page, fromDocument);
   }
 
-  async update(webhook: Webhook, effects?: WriteEffects): Promise<boolean> {
-    const filter = { _id: webhook.id, tenant_id: webhook.tenantId };
+  async update(webhook: Webhook, effects?: WriteEffects, asRead?: Webhook): Promise<boolean> {
+    // A webhook never modified has no modified_at.
+    const filter: Filter<WebhookDocument> = { _id: webhook.id, tenant_id: webhook.tenantId };
+    // $exists: false, not null: a field that holds null would match null as well.
+    if (asRead) filter.modified_at = asRead.modifiedAt ?? { $exists: false };
     const update = setOrUnset<WebhookDocument>(mutable(webhook));
     return this.effects.write(effects, async (session) => (await this.webhooks.updateOne(filter, update, { session })).matchedCount === 1, whenTrue);
   }

@@ -56,6 +56,7 @@ export class SqliteWebhookRepository implements WebhookRepository {
   private readonly insertBelow: Statement;
   private readonly byId: Statement;
   private readonly replace: Statement;
+  private readonly replaceAsRead: Statement;
   private readonly remove: Statement;
 
   constructor(
@@ -71,6 +72,9 @@ export class SqliteWebhookRepository implements WebhookRepository {
     this.replace = db.prepare(`UPDATE webhooks SET name = @name, url = @url, events = @events, status = @status,
       notify_email = @notify_email, modified_by = @modified_by, modified_at = @modified_at
       WHERE tenant_id = @tenant_id AND id = @id`);
+    this.replaceAsRead = db.prepare(`UPDATE webhooks SET name = @name, url = @url, events = @events, status = @status,
+      notify_email = @notify_email, modified_by = @modified_by, modified_at = @modified_at
+      WHERE tenant_id = @tenant_id AND id = @id AND modified_at IS @read_modified_at`);
     this.remove = db.prepare('DELETE FROM webhooks WHERE tenant_id = ? AND id = ?');
   }
 
@@ -97,8 +101,10 @@ export class SqliteWebhookRepository implements WebhookRepository {
     return selectPage<WebhookRow, Webhook>(this.db, 'webhooks', 'tenant_id = ?', [tenantId], page, toWebhook);
   }
 
-  async update(webhook: Webhook, effects?: WriteEffects): Promise<boolean> {
-    return this.effects.guarded(() => this.replace.run(fields(webhook)).changes === 1, changed, effects);
+  async update(webhook: Webhook, effects?: WriteEffects, asRead?: Webhook): Promise<boolean> {
+    const write = () =>
+      (asRead ? this.replaceAsRead.run({ ...fields(webhook), read_modified_at: ms(asRead.modifiedAt) }) : this.replace.run(fields(webhook))).changes === 1;
+    return this.effects.guarded(write, changed, effects);
   }
 
   async delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean> {

@@ -6,7 +6,10 @@ import { type Audit, auditOf } from '../audit/audit';
 import { systemActor } from '../audit/audit-effects';
 import type { Webhook, WebhookRepository } from './webhook';
 import type { DeliveryAttempt, WebhookDelivery, WebhookDeliveryRepository } from './webhook-delivery';
-import { webhookFact } from './webhook-use-cases';
+import { nextModification, webhookFact } from './webhook-use-cases';
+
+/** Reads and compare-and-sets before a failing webhook's disabling gives up (a user keeps changing it meanwhile). */
+const DISABLE_ATTEMPTS = 5;
 
 /** Retries back off from 1 s, doubling, to at most 1 h between attempts (beyond.md §6). */
 export const FIRST_RETRY_MS = 1_000;
@@ -153,21 +156,21 @@ export class DeliverWebhooks {
 
   /** A webhook failing for a day stops: disabled (recorded as svc's own update), its other pending deliveries failed. */
   private async disable(webhook: Webhook): Promise<void> {
-    const now = this.deps.clock.now();
     // Read again: the attempt took a while, and a change made meanwhile (name, URL, events) must not be written
-    // over with the copy read before it. Deleted or already disabled: nothing to update.
-    const current = await this.deps.webhooks.findById(webhook.tenantId, webhook.id);
-    if (current?.status !== 'enabled') {
-      await this.deps.deliveries.failPending(webhook.tenantId, webhook.id);
-      return;
+    // over with the copy read before it; one made between this read and the write makes it read again.
+    for (let attempt = 0; attempt < DISABLE_ATTEMPTS; attempt++) {
+      const current = await this.deps.webhooks.findById(webhook.tenantId, webhook.id);
+      // Deleted or already disabled: nothing to update.
+      if (current?.status !== 'enabled') break;
+      const now = nextModification(this.deps.clock.now(), current);
+      const disabled: Webhook = { ...current, status: 'disabled', modifiedBy: 'svc', modifiedAt: now };
+      const effects = auditOf(this.deps).write(
+        systemActor(webhook.tenantId),
+        now,
+        webhookFact(webhook.id, 'update', 'Webhook disabled: its deliveries failed for 24 hours'),
+      );
+      if (await this.deps.webhooks.update(disabled, effects, current)) break;
     }
-    const disabled: Webhook = { ...current, status: 'disabled', modifiedBy: 'svc', modifiedAt: now };
-    const effects = auditOf(this.deps).write(
-      systemActor(webhook.tenantId),
-      now,
-      webhookFact(webhook.id, 'update', 'Webhook disabled: its deliveries failed for 24 hours'),
-    );
-    await this.deps.webhooks.update(disabled, effects);
     await this.deps.deliveries.failPending(webhook.tenantId, webhook.id);
   }
 }

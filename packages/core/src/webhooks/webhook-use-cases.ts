@@ -11,7 +11,7 @@ import type { HostResolver } from '../outbound/host-resolver';
 import type { OutboundPolicy } from '../outbound/outbound-policy';
 import { base58 } from '../shared/base58';
 import type { Clock } from '../shared/clock';
-import { NotFoundError, ValidationError } from '../shared/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors';
 import type { IdGenerator } from '../shared/ids';
 import { MAX_PAGE_SIZE, type Page, pageRequest } from '../shared/pagination';
 import type { RandomSource } from '../shared/random';
@@ -191,25 +191,43 @@ export class ListWebhooks {
 export class UpdateWebhook {
   constructor(private readonly deps: WebhookDeps) {}
 
-  /** `keep`: the answer is kept with the update (an idempotency key's, see KeepAnswer). */
+  /**
+   * `keep`: the answer is kept with the update (an idempotency key's, see KeepAnswer). The write holds only while the
+   * webhook is as read (`asRead`): a change made meanwhile (a failing delivery disabling it) makes it read again.
+   */
   async execute(actor: Actor, id: string, input: WebhookInput, keep?: KeepAnswer<Webhook>): Promise<Webhook> {
     requirePermission(actor, 'webhook:update');
-    const current = await loadWebhook(this.deps, actor, id);
     const valid = await validateWebhookInput(this.deps, input);
-    const updated: Webhook = {
-      ...current,
-      name: valid.name,
-      url: valid.url,
-      events: valid.events,
-      status: valid.status ?? current.status,
-      notifyEmail: valid.notifyEmail,
-      modifiedBy: actor.applicationId,
-      modifiedAt: this.deps.clock.now(),
-    };
-    const effects = auditOf(this.deps).write(actor, updated.modifiedAt!, webhookFact(id, 'update', 'Webhook updated'));
-    if (!(await this.deps.webhooks.update(updated, await keptWith(effects, keep, updated)))) throw webhookNotFound();
-    return updated;
+    for (let attempt = 0; attempt < WEBHOOK_UPDATE_ATTEMPTS; attempt++) {
+      const current = await loadWebhook(this.deps, actor, id);
+      const modifiedAt = nextModification(this.deps.clock.now(), current);
+      const updated: Webhook = {
+        ...current,
+        name: valid.name,
+        url: valid.url,
+        events: valid.events,
+        status: valid.status ?? current.status,
+        notifyEmail: valid.notifyEmail,
+        modifiedBy: actor.applicationId,
+        modifiedAt,
+      };
+      const effects = auditOf(this.deps).write(actor, modifiedAt, webhookFact(id, 'update', 'Webhook updated'));
+      if (await this.deps.webhooks.update(updated, await keptWith(effects, keep, updated), current)) return updated;
+    }
+    throw new ConflictError('WEBHOOK_CHANGED', 'The webhook kept changing while this update was applied; send it again.');
   }
+}
+
+/** Reads, changes and compare-and-sets before an update gives up on a webhook that keeps changing under it. */
+const WEBHOOK_UPDATE_ATTEMPTS = 5;
+
+/**
+ * The `modifiedAt` of a change to `current`: now, and always past the one it replaces, so that every change moves it
+ * and a write made on an older read finds it moved (two changes in one millisecond would otherwise look alike).
+ */
+export function nextModification(now: Date, current: Webhook): Date {
+  const last = current.modifiedAt?.getTime() ?? Number.NEGATIVE_INFINITY;
+  return now.getTime() > last ? now : new Date(last + 1);
 }
 
 export class DeleteWebhook {

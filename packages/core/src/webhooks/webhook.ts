@@ -70,9 +70,11 @@ export interface WebhookRepository {
   list(tenantId: string, page: PageRequest): Promise<Page<Webhook>>;
   /**
    * Replaces a stored webhook's name, url, events, status, notify e-mail and modification fields; the sealed secret
-   * and the creation fields stay as stored. False when it no longer exists.
+   * and the creation fields stay as stored. False when it no longer exists, and, given `asRead` (the webhook as the
+   * caller read it), when it was changed since (its `modifiedAt` moved): a change made meanwhile is never written over
+   * with fields read before it, such as the status a failing delivery set.
    */
-  update(webhook: Webhook, effects?: WriteEffects): Promise<boolean>;
+  update(webhook: Webhook, effects?: WriteEffects, asRead?: Webhook): Promise<boolean>;
   /** False when there was nothing to delete. Removes the webhook's deliveries with it. */
   delete(tenantId: string, id: string, effects?: WriteEffects): Promise<boolean>;
 }

@@ -90,6 +90,37 @@ export function describeWebhookContract(open: () => Promise<Store>): void {
       expect(await hooks().update({ ...changed, id: webhook().id })).toBe(false);
     });
 
+    it('updates as read only: a write made on a read older than the last change is refused and changes nothing', async () => {
+      const w = webhook();
+      await hooks().create(w, 50);
+      const at = (ms: number) => new Date(NOW.getTime() + ms);
+      // Never modified: the read without a modification holds until the first change.
+      const disabled: Webhook = { ...w, status: 'disabled', modifiedBy: 'svc', modifiedAt: at(1_000) };
+      expect(await hooks().update(disabled, undefined, w)).toBe(true);
+      // A user's change made on the read from before the disabling: refused, the disabling stays.
+      expect(await hooks().update({ ...w, name: 'renamed', modifiedBy: 'app-2', modifiedAt: at(2_000) }, undefined, w)).toBe(false);
+      expect((await hooks().findById(T1, w.id))?.status).toBe('disabled');
+      expect((await hooks().findById(T1, w.id))?.name).toBe(w.name);
+      // Read again, it goes through; a write on that same read then no longer does.
+      const current = (await hooks().findById(T1, w.id))!;
+      expect(await hooks().update({ ...current, name: 'renamed', modifiedAt: at(3_000) }, undefined, current)).toBe(true);
+      expect(await hooks().update({ ...current, name: 'again', modifiedAt: at(4_000) }, undefined, current)).toBe(false);
+      expect((await hooks().findById(T1, w.id))?.name).toBe('renamed');
+      // Absent, or another tenant's: false as without a read.
+      expect(await hooks().update({ ...current, tenantId: T2 }, undefined, current)).toBe(false);
+    });
+
+    it('lets exactly one of concurrent updates made on one read through', async () => {
+      const w = webhook();
+      await hooks().create(w, 50);
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => hooks().update({ ...w, name: `writer ${i}`, modifiedAt: new Date(NOW.getTime() + 1_000 + i) }, undefined, w)),
+      );
+      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      const winner = outcomes.indexOf(true);
+      expect((await hooks().findById(T1, w.id))?.name).toBe(`writer ${winner}`);
+    });
+
     it('deletes once', async () => {
       const w = webhook();
       await hooks().create(w, 50);
