@@ -511,26 +511,25 @@ describe('attacks on the proxy', () => {
       expect(dest.received).toHaveLength(2);
     });
 
-    it('captures cards with an application that may only create tokens', async () => {
+    /** A proxy open to anyone that tokenizes the value at `matcher` as a token of `type`, for an application that may only create tokens. */
+    const captureProxy = async (matcher: string, type: string) => {
       await setUp();
       await applicationKey(h, { name: 'capture', type: 'private', permissions: ['token:create'] });
-      const open = await createProxy({
+      return createProxy({
         require_auth: false,
         application_id: await appId('capture'),
-        request_transforms: [{ type: 'tokenize', matcher: '$.number', token: { type: 'card_number' } }],
+        request_transforms: [{ type: 'tokenize', matcher, token: { type } }],
       });
+    };
+
+    it('captures cards with an application that may only create tokens', async () => {
+      const open = await captureProxy('$.number', 'card_number');
       await request(h.app).post(`/proxy?svc-proxy-key=${open.key}`).send({ number: VISA }).expect(200);
       expect(dest.received[0]!.body).not.toContain(VISA);
     });
 
     it('sends no plaintext on when a body it must tokenize is not JSON', async () => {
-      await setUp();
-      await applicationKey(h, { name: 'capture', type: 'private', permissions: ['token:create'] });
-      const open = await createProxy({
-        require_auth: false,
-        application_id: await appId('capture'),
-        request_transforms: [{ type: 'tokenize', matcher: '$.number', token: { type: 'card_number' } }],
-      });
+      const open = await captureProxy('$.number', 'card_number');
       const json = JSON.stringify({ number: VISA });
       for (const type of ['text/plain', '', 'application/octet-stream', 'application/x-www-form-urlencoded']) {
         const body = type === 'application/x-www-form-urlencoded' ? `number=${VISA}` : json;
@@ -541,13 +540,7 @@ describe('attacks on the proxy', () => {
     });
 
     it('names the field of the body for every error of a value it tokenizes, those of the value itself included', async () => {
-      await setUp();
-      await applicationKey(h, { name: 'capture', type: 'private', permissions: ['token:create'] });
-      const open = await createProxy({
-        require_auth: false,
-        application_id: await appId('capture'),
-        request_transforms: [{ type: 'tokenize', matcher: '$.card', token: { type: 'token' } }],
-      });
+      const open = await captureProxy('$.card', 'token');
       const deep = JSON.parse('['.repeat(40) + '"4242424242424242"' + ']'.repeat(40)) as unknown;
       for (const [card, field] of [
         [deep, /^body\.card\.data(\[0\])+$/],

@@ -10,7 +10,7 @@ import {
   type WebhookRepository,
   type WriteEffects,
 } from '@svc/core';
-import { fromBinary, setOrUnset, toBinary } from './documents';
+import { fromBinary, optional, setOrUnset, toBinary } from './documents';
 import { type EffectWrites, whenTrue } from './effect-writes';
 import type { WebhookDeliveryDocument } from './webhook-delivery-document';
 import { TenantCounters } from './tenant-counters';
@@ -42,12 +42,12 @@ const fromDocument = (d: WebhookDocument): Webhook => ({
   url: d.url,
   events: d.events as WebhookEventType[],
   status: d.status,
-  notifyEmail: d.notify_email,
+  notifyEmail: optional(d.notify_email),
   sealedSecret: fromBinary(d.sealed_secret),
   createdBy: d.created_by,
   createdAt: d.created_at,
-  modifiedBy: d.modified_by,
-  modifiedAt: d.modified_at,
+  modifiedBy: optional(d.modified_by),
+  modifiedAt: optional(d.modified_at),
 });
 
 /** The fields an update replaces: never the secret nor the creation fields. */
@@ -118,8 +118,8 @@ export class MongoWebhookRepository implements WebhookRepository {
   async update(webhook: Webhook, effects?: WriteEffects, asRead?: Webhook): Promise<boolean> {
     // A webhook never modified has no modified_at.
     const filter: Filter<WebhookDocument> = { _id: webhook.id, tenant_id: webhook.tenantId };
-    // $exists: false, not null: a field that holds null would match null as well.
-    if (asRead) filter.modified_at = asRead.modifiedAt ?? { $exists: false };
+    // Never modified: `null` matches a field that is absent or holds null (a document written by another tool).
+    if (asRead) (filter as Record<string, unknown>).modified_at = asRead.modifiedAt ?? null;
     const update = setOrUnset<WebhookDocument>(mutable(webhook));
     return this.effects.write(effects, async (session) => (await this.webhooks.updateOne(filter, update, { session })).matchedCount === 1, whenTrue);
   }

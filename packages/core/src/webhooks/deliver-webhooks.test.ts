@@ -86,3 +86,53 @@ describe('DeliverWebhooks with a secret that cannot be opened', () => {
     expect(s.recorded).toHaveLength(11);
   });
 });
+
+describe('DeliverWebhooks giving up on a webhook', () => {
+  const clock = new FixedClock();
+  const random = new CryptoRandomSource();
+
+  /** One enabled webhook, one delivery a day and more old, a receiver answering 500; `update` as given. */
+  async function giveUp(update: (webhook: Webhook) => boolean) {
+    const keyring = new Keyring({ dataKeys: createMemoryStoreForCore(), random, clock, masterKey: new Uint8Array(32).fill(7) });
+    const own = await keyring.forTenant('tenant-1');
+    let stored: Webhook = {
+      tenantId: 'tenant-1', id: 'w', name: 'h', url: 'https://hooks.example.com', events: ['token.created'], status: 'enabled',
+      createdBy: 'app', createdAt: clock.now(), sealedSecret: own.sealWebhookSecret('w', 'whsec_x'),
+    };
+    let updates = 0;
+    let failed = 0;
+    const old = new Date(clock.now().getTime() - 25 * 3_600_000);
+    const due: WebhookDelivery[] = [{ tenantId: 'tenant-1', webhookId: 'w', eventId: 'e1', eventType: 'token.created', event: '{}', status: 'pending', attempts: [], nextAttemptAt: old, createdAt: old }];
+    const deliveries = {
+      leaseDue: async () => due.splice(0),
+      recordAttempt: async () => true,
+      failPending: async () => (failed++, 0),
+    } as unknown as WebhookDeliveryRepository;
+    const repo = {
+      findById: async () => stored,
+      update: async (webhook: Webhook) => {
+        updates++;
+        if (!update(webhook)) return false;
+        stored = webhook;
+        return true;
+      },
+    } as unknown as WebhookRepository;
+    const outbound: OutboundHttp = {
+      send: async () => ({ status: 500, headers: {}, body: new Uint8Array() }) as never,
+      open: async () => {
+        throw new Error('deliveries never stream');
+      },
+      close: async () => undefined,
+    };
+    await new DeliverWebhooks({ webhooks: repo, deliveries, keyring, outbound, clock }).execute();
+    return { updates, failed, status: stored.status };
+  }
+
+  it('disables it, then fails its other pending deliveries', async () => {
+    expect(await giveUp(() => true)).toEqual({ updates: 1, failed: 1, status: 'disabled' });
+  });
+
+  it('leaves its deliveries pending when a change lands between every read and write: it stays enabled', async () => {
+    expect(await giveUp(() => false)).toEqual({ updates: 5, failed: 0, status: 'enabled' });
+  });
+});

@@ -158,10 +158,14 @@ export class DeliverWebhooks {
   private async disable(webhook: Webhook): Promise<void> {
     // Read again: the attempt took a while, and a change made meanwhile (name, URL, events) must not be written
     // over with the copy read before it; one made between this read and the write makes it read again.
-    for (let attempt = 0; attempt < DISABLE_ATTEMPTS; attempt++) {
+    let settled = false;
+    for (let attempt = 0; attempt < DISABLE_ATTEMPTS && !settled; attempt++) {
       const current = await this.deps.webhooks.findById(webhook.tenantId, webhook.id);
       // Deleted or already disabled: nothing to update.
-      if (current?.status !== 'enabled') break;
+      if (current?.status !== 'enabled') {
+        settled = true;
+        break;
+      }
       const now = nextModification(this.deps.clock.now(), current);
       const disabled: Webhook = { ...current, status: 'disabled', modifiedBy: 'svc', modifiedAt: now };
       const effects = auditOf(this.deps).write(
@@ -169,9 +173,11 @@ export class DeliverWebhooks {
         now,
         webhookFact(webhook.id, 'update', 'Webhook disabled: its deliveries failed for 24 hours'),
       );
-      if (await this.deps.webhooks.update(disabled, effects, current)) break;
+      settled = await this.deps.webhooks.update(disabled, effects, current);
     }
-    await this.deps.deliveries.failPending(webhook.tenantId, webhook.id);
+    // Still enabled (changed under every attempt): its deliveries stay pending, and the next one failing for good
+    // tries again.
+    if (settled) await this.deps.deliveries.failPending(webhook.tenantId, webhook.id);
   }
 }
 

@@ -197,9 +197,11 @@ export class UpdateWebhook {
    */
   async execute(actor: Actor, id: string, input: WebhookInput, keep?: KeepAnswer<Webhook>): Promise<Webhook> {
     requirePermission(actor, 'webhook:update');
+    // An absent webhook is a 404 before its body is checked (and its URL looked up).
+    let current = await loadWebhook(this.deps, actor, id);
     const valid = await validateWebhookInput(this.deps, input);
     for (let attempt = 0; attempt < WEBHOOK_UPDATE_ATTEMPTS; attempt++) {
-      const current = await loadWebhook(this.deps, actor, id);
+      if (attempt > 0) current = await loadWebhook(this.deps, actor, id);
       const modifiedAt = nextModification(this.deps.clock.now(), current);
       const updated: Webhook = {
         ...current,
