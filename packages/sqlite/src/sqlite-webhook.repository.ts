@@ -69,12 +69,12 @@ export class SqliteWebhookRepository implements WebhookRepository {
         @modified_by, @modified_at
       WHERE (SELECT COUNT(*) FROM webhooks WHERE tenant_id = @tenant_id) < @limit`);
     this.byId = db.prepare('SELECT * FROM webhooks WHERE tenant_id = ? AND id = ?');
-    this.replace = db.prepare(`UPDATE webhooks SET name = @name, url = @url, events = @events, status = @status,
+    const replace = `UPDATE webhooks SET name = @name, url = @url, events = @events, status = @status,
       notify_email = @notify_email, modified_by = @modified_by, modified_at = @modified_at
-      WHERE tenant_id = @tenant_id AND id = @id`);
-    this.replaceAsRead = db.prepare(`UPDATE webhooks SET name = @name, url = @url, events = @events, status = @status,
-      notify_email = @notify_email, modified_by = @modified_by, modified_at = @modified_at
-      WHERE tenant_id = @tenant_id AND id = @id AND modified_at IS @read_modified_at`);
+      WHERE tenant_id = @tenant_id AND id = @id`;
+    this.replace = db.prepare(replace);
+    // The same, only while the webhook was last modified when the caller read it (`IS`: never modified is NULL).
+    this.replaceAsRead = db.prepare(`${replace} AND modified_at IS @read_modified_at`);
     this.remove = db.prepare('DELETE FROM webhooks WHERE tenant_id = ? AND id = ?');
   }
 
