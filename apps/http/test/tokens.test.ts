@@ -337,6 +337,33 @@ describe('tokens over HTTP', () => {
       expect((await reveal.get(`/tokens/${first.body.id}`).expect(200)).body.fingerprint).toBe(first.body.fingerprint);
     });
 
+    it('refuses a fingerprint expression that renders an object or a list: every one would print alike and match', async () => {
+      // `{{ data.card }}` of any object printed `[object Object]`, and a list's items ran together (`ab`+`c` = `a`+`bc`):
+      // a deduplicating create handed back an unrelated token and stored nothing.
+      const first = await reveal.post('/tokens').send({ type: 'token', data: { card: { pan: '1111' } }, fingerprint_expression: '{{ data.card | stringify }}' }).expect(201);
+      for (const [data, fingerprint_expression] of [
+        [{ card: { pan: '2222' } }, '{{ data.card }}'],
+        [{ parts: ['ab', 'c'] }, '{{ data.parts }}'],
+        [{ a: 'x' }, '{{ data }}'],
+        ['a,b', "{{ data | split: ',' }}"],
+      ] as const) {
+        const res = await reveal.post('/tokens').send({ type: 'token', data, fingerprint_expression, deduplicate_token: true }).expect(400);
+        expect(Object.keys(res.body.errors)).toEqual(['fingerprint_expression']);
+        const bulk = await reveal.post('/tokenize').send([{ type: 'token', data, fingerprint_expression, deduplicate_token: true }]).expect(400);
+        expect(Object.keys(bulk.body.errors)).toEqual(['[0].fingerprint_expression']);
+      }
+      const patched = await reveal
+        .patch(`/tokens/${first.body.id}`)
+        .set('Content-Type', 'application/merge-patch+json')
+        .send({ fingerprint_expression: '{{ data.card }}' })
+        .expect(400);
+      expect(Object.keys(patched.body.errors)).toEqual(['fingerprint_expression']);
+      expect((await reveal.get(`/tokens/${first.body.id}`).expect(200)).body.fingerprint).toBe(first.body.fingerprint);
+      // The default of an object's type stays what it was: its JSON text.
+      const plain = await reveal.post('/tokens').send({ type: 'token', data: { card: { pan: '3333' } } }).expect(201);
+      expect(plain.body.fingerprint_expression).toBe('{{ data | stringify }}');
+    });
+
     it('yields one token under concurrent creates', async () => {
       const results = await Promise.all(
         Array.from({ length: 10 }, () => reveal.post('/tokens').send({ type: 'social_security_number', data: '111-22-3333', deduplicate_token: true })),

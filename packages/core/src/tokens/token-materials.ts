@@ -22,7 +22,9 @@ export interface MaterialsInput {
 export function computeMaterials(engine: ExpressionEngine, keys: TenantKeys, input: MaterialsInput): TokenMaterials {
   // A card's cvc is erased after an hour; nothing derived from it may outlive it, so it never feeds a hash.
   const data = withoutCvc(input.type, input.data);
-  const fingerprintValue = engine.render('fingerprint_expression', input.fingerprintExpression, {
+  // One text value, as a search index's: an object or a list would print alike for every such value
+  // (`[object Object]`, or a list's items run together) and deduplicate unrelated tokens to one another.
+  const fingerprintValue = engine.renderSingle('fingerprint_expression', input.fingerprintExpression, {
     data,
     metadata: { ...input.metadata },
   });
