@@ -110,6 +110,11 @@ describe('applications over HTTP', () => {
       ['a priority below 1', { name: 'x', type: 'private', rules: [{ priority: 0, container: '/', transform: 'reveal', permissions: ['token:read'] }] }, 'rules[0].priority'],
       ['an unknown transform', { name: 'x', type: 'private', rules: [{ priority: 1, container: '/', transform: 'show', permissions: ['token:read'] }] }, 'rules[0].transform'],
       ['a rule with no permissions', { name: 'x', type: 'private', rules: [{ priority: 1, container: '/', transform: 'reveal', permissions: [] }] }, 'rules[0].permissions'],
+      // Rules decide token access only: a rule granting anything else was stored and granted nothing.
+      ['a public rule granting session:create', { name: 'x', type: 'public', rules: [{ priority: 1, container: '/', transform: 'reveal', permissions: ['session:create'] }] }, 'rules[0].permissions[0]'],
+      ['a private rule granting session:authorize', { name: 'x', type: 'private', rules: [{ priority: 1, container: '/', transform: 'reveal', permissions: ['token:read', 'session:authorize'] }] }, 'rules[0].permissions[1]'],
+      ['a rule granting proxy:invoke', { name: 'x', type: 'private', rules: [{ priority: 1, container: '/', transform: 'reveal', permissions: ['proxy:invoke'] }] }, 'rules[0].permissions[0]'],
+      ['a rule granting token:intent:create', { name: 'x', type: 'public', rules: [{ priority: 1, container: '/', transform: 'reveal', permissions: ['token:intent:create'] }] }, 'rules[0].permissions[0]'],
       ['a bad container', { name: 'x', type: 'private', rules: [{ priority: 1, container: '/PCI high/', transform: 'reveal', permissions: ['token:read'] }] }, 'rules[0].container'],
       ['an unknown field', { ...privateApp, colour: 'blue' }, 'colour'],
       ['an unknown rule field', { name: 'x', type: 'private', rules: [{ priority: 1, container: '/', transform: 'reveal', permissions: ['token:read'], x: 1 }] }, 'rules[0].x'],

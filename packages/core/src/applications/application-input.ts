@@ -1,7 +1,7 @@
 import { characterCount } from '../shared/text';
 import { ValidationError } from '../shared/errors';
 import type { AccessRule } from '../access/access-rule';
-import { isPermission, PERMISSIONS_BY_TYPE, type ApplicationType, type Permission } from '../access/permissions';
+import { isPermission, isTokenPermission, PERMISSIONS_BY_TYPE, type ApplicationType, type Permission } from '../access/permissions';
 import { type RuleInput, validateRules } from '../access/rule-validation';
 
 export const MAX_APPLICATION_NAME = 200;
@@ -42,6 +42,8 @@ export function validateApplicationInput(type: ApplicationType, input: Applicati
     errors.rules = ['Management applications cannot have access rules.'];
     throw new ValidationError(errors);
   }
-  const validRules = validateRules(rules, 'application', allowed, errors);
+  // Rules decide token access alone (decisions.md §4): a rule granting a session, intent or proxy permission would be
+  // stored and grant nothing, as the key's plain permissions are what those operations check.
+  const validRules = validateRules(rules, 'application', allowed.filter(isTokenPermission), errors);
   return { name, permissions: [...new Set(permissions)] as Permission[], rules: validRules };
 }
