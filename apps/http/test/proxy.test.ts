@@ -417,6 +417,64 @@ describe('the proxy over HTTP', () => {
       expect(dest.received).toHaveLength(1);
     });
 
+    it('makes the tokens of its tokenize steps only once every step has passed: a refused call stores nothing', async () => {
+      await setUp();
+      await applicationKey(h, { name: 'inbound', type: 'private', permissions: ['token:create', 'token:read', 'token:use'] });
+      const apps = await mgmt().get('/applications?size=50').expect(200);
+      const appId = (apps.body.data as Array<{ id: string; name: string }>).find((a) => a.name === 'inbound')!.id;
+      const tokens = async (): Promise<number> => (await as(h.app, backend).get('/tokens?size=1').expect(200)).body.pagination.total_items as number;
+      const proxyWith = async (request_transforms: unknown[], require_auth = false): Promise<string> =>
+        (
+          await mgmt()
+            .post('/proxies')
+            .send({ name: 'Inbound', destination_url: `https://127.0.0.1:${dest.port}/cards`, require_auth, application_id: appId, request_transforms })
+            .expect(201)
+        ).body.key as string;
+      const tokenize = (matcher: string) => ({ type: 'tokenize', matcher, token: { type: 'card_number' } });
+      const before = await tokens();
+
+      // A second tokenize step's invalid value; a detokenize after a tokenize naming a token that is not there; a
+      // token the caller may not reveal: each was a 4xx that left the first step's card number stored.
+      const twoSteps = await proxyWith([tokenize('$.a'), tokenize('$.b')]);
+      const bad = await request(h.app).post('/proxy').set('SVC-PROXY-KEY', twoSteps).send({ a: VISA, b: '123' }).expect(400);
+      expect(Object.keys(bad.body.errors)).toEqual(['body.b.data']);
+      const thenDetokenize = await proxyWith([tokenize('$.card'), { type: 'detokenize' }], true);
+      const missing = await request(h.app)
+        .post('/proxy')
+        .set('SVC-PROXY-KEY', thenDetokenize)
+        .set('SVC-API-KEY', backend)
+        .send({ card: VISA, other: '{{ no-such-token }}' })
+        .expect(400);
+      expect(Object.keys(missing.body.errors)).toEqual(['body.other']);
+      const masked = await applicationKey(h, { name: 'masked', type: 'private', permissions: ['token:create', 'token:read', 'proxy:invoke'] });
+      const hidden = await card(MASTERCARD);
+      await request(h.app).post('/proxy').set('SVC-PROXY-KEY', thenDetokenize).set('SVC-API-KEY', masked).send({ card: VISA, other: `{{ ${hidden} }}` }).expect(403);
+      expect(await tokens()).toBe(before + 1);
+      expect(dest.received).toHaveLength(0);
+
+      // A value one step tokenizes, or what holds it, is not tokenized again by a later step. (What a value held is
+      // gone once it is tokenized: `$.a` then `$.a.n` tokenizes `a` alone, as it did when each step made its tokens.)
+      for (const [first, second, field] of [
+        ['$.a', '$.a', 'body.a'],
+        ['$.a.n', '$.a', 'body.a'],
+      ] as const) {
+        const again = await proxyWith([first, second].map((matcher) => ({ type: 'tokenize', matcher, token: { type: 'token' } })));
+        const res = await request(h.app).post('/proxy').set('SVC-PROXY-KEY', again).send({ a: first === second ? VISA : { n: VISA } }).expect(400);
+        expect(Object.keys(res.body.errors)).toEqual([field]);
+      }
+      expect(await tokens()).toBe(before + 1);
+      expect(dest.received).toHaveLength(0);
+
+      // Every step passing: both steps' tokens made, each id in its place.
+      const res = await request(h.app).post('/proxy').set('SVC-PROXY-KEY', twoSteps).send({ a: VISA, b: MASTERCARD, ref: 'r' }).expect(201);
+      expect(res.headers['svc-proxy-destination-status']).toBe('201');
+      const forwarded = JSON.parse(dest.received[0]!.body) as { a: string; b: string; ref: string };
+      expect(forwarded.ref).toBe('r');
+      expect((await as(h.app, backend).get(`/tokens/${forwarded.a}`).expect(200)).body.data).toBe(VISA);
+      expect((await as(h.app, backend).get(`/tokens/${forwarded.b}`).expect(200)).body.data).toBe(MASTERCARD);
+      expect(await tokens()).toBe(before + 3);
+    });
+
     it('asks for an API key of its own tenant when require_auth is true, appends configured headers and masks answers', async () => {
       await setUp((_received, res) => {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': '70' });

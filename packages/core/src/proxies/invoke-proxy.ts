@@ -22,9 +22,9 @@ import {
   ValidationError,
 } from '../shared/errors';
 import { fieldPath } from '../shared/field-path';
-import type { Tokenize } from '../tokens/tokenize';
+import type { Tokenize, TokenizeItem } from '../tokens/tokenize';
 import type { TokenView } from '../tokens/token-view';
-import { jsonValueAt, matchJson, parseJsonMatcher, replaceJson } from './json-matcher';
+import { type JsonPath, jsonValueAt, matchJson, parseJsonMatcher, replaceJson } from './json-matcher';
 import { rewriteJsonText } from './json-text';
 import { answerText, unreadableCharset } from './answer-text';
 import { compileMask, maskText } from './mask';
@@ -146,6 +146,22 @@ function withinDepth(value: unknown, bound: number): boolean {
 }
 
 /** A request body being reworked: the parsed form its kind allows, or the bytes as they came. */
+/** The values of a call's tokenize steps, checked and waiting for their tokens, and where each goes. */
+interface PendingTokens {
+  readonly items: TokenizeItem[];
+  readonly paths: JsonPath[];
+}
+
+/** What stands in a tokenized value's place until its token is made: no detokenization expression reads it. */
+const PENDING_TOKEN = 'token pending';
+
+/** One path is the other, or holds it. */
+function nested(a: JsonPath, b: JsonPath): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 interface WorkingBody {
   kind: BodyKind;
   /** The JSON value, the form's pairs, or the text; undefined for no body and for opaque bytes. */
@@ -218,16 +234,21 @@ export class InvokeProxy {
     const steps: ProxyTransform[] = [...transforms];
     if (!steps.some((t) => t.type === 'detokenize')) steps.unshift({ type: 'detokenize' });
     let configuration: Readonly<Record<string, string>> | undefined;
+    const tokenizing: PendingTokens = { items: [], paths: [] };
     for (const step of steps) {
       if (step.type === 'detokenize') {
         if (detokenizing) await this.detokenize(revealer!, headers, body);
       } else if (step.type === 'tokenize') {
-        await this.tokenizeBody(application!, step, body);
+        await this.tokenizeBody(application!, step, body, tokenizing);
       } else if (step.type === 'append_header') {
         configuration ??= await this.configurationOf(proxy!);
         headers[step.name.toLowerCase()] = this.headerValue(step, configuration, transforms.indexOf(step));
       }
     }
+    // Every step has passed: the tokens of every tokenize step are made now, together, all or nothing. Made step by
+    // step, a later step's 400 or 403 (another tokenize's invalid value, a token the caller may not reveal) left the
+    // earlier steps' tokens stored, with their data, behind a refused call.
+    if (tokenizing.items.length > 0) await this.createTokens(application!, body, tokenizing);
     const masks = (proxy?.responseTransforms ?? []).filter((t): t is Extract<ProxyTransform, { type: 'mask' }> => t.type === 'mask');
     if (masks.length > 0) {
       // A mask reads the whole answer as text: no compression, and no byte ranges, which would cut a masked value
@@ -342,8 +363,12 @@ export class InvokeProxy {
     }
   }
 
-  /** A tokenize transform: each selected value of a JSON body becomes the id of a new token of the proxy's application. */
-  private async tokenizeBody(application: Actor, step: Extract<ProxyTransform, { type: 'tokenize' }>, body: WorkingBody): Promise<void> {
+  /**
+   * A tokenize transform: each selected value of a JSON body is to become the id of a new token of the proxy's
+   * application. The values are checked here, as the create will check them, and stand aside (a placeholder with no
+   * expression in it, so later steps pass over it as over an id) until {@link createTokens} makes every step's tokens.
+   */
+  private async tokenizeBody(application: Actor, step: Extract<ProxyTransform, { type: 'tokenize' }>, body: WorkingBody, pending: PendingTokens): Promise<void> {
     if (body.bytes === undefined) return;
     // Fail closed: a body the matcher cannot read would carry its card data on to the destination untouched.
     if (body.kind !== 'json') throw ValidationError.field('Content-Type', 'This proxy tokenizes values of JSON bodies: send the body as application/json.');
@@ -368,10 +393,24 @@ export class InvokeProxy {
         throw new ValidationError(Object.fromEntries(Object.entries(error.errors).map(([key, messages]) => [under(key), messages])));
       }
     });
-    const results = await this.deps.tokenize.execute(application, items);
-    let next = 0;
-    body.value = replaceJson(body.value, paths, () => results[next++]!.view.token.id);
+    // A value an earlier step tokenizes, or one holding or held by it, has no id yet to tokenize.
+    paths.forEach((p, i) => {
+      if (pending.paths.some((q) => nested(p, q))) {
+        throw ValidationError.field(items[i]!.path, "An earlier tokenize transform of this proxy takes this value: a proxy's transforms tokenize each value once.");
+      }
+    });
+    await this.deps.tokenize.check(application, [...pending.items, ...items]);
+    pending.items.push(...items);
+    pending.paths.push(...paths);
+    body.value = replaceJson(body.value, paths, () => PENDING_TOKEN);
     body.changed = true;
+  }
+
+  /** Makes the tokens every tokenize step checked, in one all-or-nothing call, and puts their ids in their places. */
+  private async createTokens(application: Actor, body: WorkingBody, pending: PendingTokens): Promise<void> {
+    const results = await this.deps.tokenize.execute(application, pending.items);
+    let next = 0;
+    body.value = replaceJson(body.value, pending.paths, () => results[next++]!.view.token.id);
   }
 
   private headerValue(step: Extract<ProxyTransform, { type: 'append_header' }>, configuration: Readonly<Record<string, string>>, index: number): string {

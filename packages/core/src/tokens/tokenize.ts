@@ -115,13 +115,25 @@ export class Tokenize {
     }));
   }
 
-  private async createAll(
+  /**
+   * Every check {@link execute} makes before it writes, and nothing else: 400 and 403 as it would answer them. For a
+   * caller that must know a later create will not be refused before it does something else first (the proxy's
+   * transforms, which create their tokens only once every step has passed).
+   */
+  async check(actor: Actor, items: readonly TokenizeItem[]): Promise<void> {
+    requireTokenPermission(actor, 'token:create');
+    requireWithinLimit(items.length, this.limit);
+    const now = this.deps.clock.now();
+    await this.prepareAll(actor, items, await this.deps.keyring.forTenant(actor.tenantId), now);
+  }
+
+  /** Every item checked and prepared; all their errors together, keyed by path. */
+  private async prepareAll(
     actor: Actor,
     items: readonly TokenizeItem[],
     keys: TenantKeys,
     now: Date,
-    keep: KeepAnswer<readonly TokenizeResult[]> | undefined,
-  ): Promise<{ prepared: readonly PreparedToken[]; outcomes: readonly TokenStored[]; kept?: readonly TokenizeResult[] }> {
+  ): Promise<{ prepared: PreparedToken[]; intents: Array<ClaimedTokenIntent | undefined> }> {
     const invalid: Record<string, readonly string[]> = Object.create(null);
     const refused: Record<string, readonly string[]> = Object.create(null);
     const prepared: PreparedToken[] = [];
@@ -145,7 +157,17 @@ export class Tokenize {
     }
     if (Object.keys(invalid).length > 0) throw new ValidationError(invalid);
     if (Object.keys(refused).length > 0) throw new ForbiddenError('The API key may not create one or more of these tokens.', refused);
+    return { prepared, intents };
+  }
 
+  private async createAll(
+    actor: Actor,
+    items: readonly TokenizeItem[],
+    keys: TenantKeys,
+    now: Date,
+    keep: KeepAnswer<readonly TokenizeResult[]> | undefined,
+  ): Promise<{ prepared: readonly PreparedToken[]; outcomes: readonly TokenStored[]; kept?: readonly TokenizeResult[] }> {
+    const { prepared, intents } = await this.prepareAll(actor, items, keys, now);
     let answer: TokenizeResult[] | undefined;
     let ifOutcomes: EffectsIfOutcomes | undefined;
     if (keep) {
