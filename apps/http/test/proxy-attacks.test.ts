@@ -6,7 +6,8 @@ import { proxyHarness, useTestDestinations } from './proxy-fixture';
 import request from 'supertest';
 import type { ProxyUseCases } from '../src/http/routes/proxy.routes';
 import { TOKENS } from '../src/tokens';
-import { applicationKey, as, type Harness, listening } from './harness';
+import { applicationKey, as, type Harness, harness, listening } from './harness';
+import type { HostResolver } from '@svc/core';
 
 /**
  * Attacks on the proxy (beyond.md §7): hostile input, what reaches the destination, SSRF, tenant isolation, the open
@@ -943,11 +944,46 @@ describe('attacks on the proxy', () => {
         { configuration: { K: 'v' } },
         { destination_url: destUrl('/v2') },
         { require_auth: true },
+        { request_transforms: [{ type: 'append_header', name: 'X-Key', value: '{{ configuration.K | default: "k" }}' }] },
+        { response_transforms: [{ type: 'mask', matcher: 'regex', expression: '\\d{4}', replacement: '****' }] },
       ];
-      const results = await Promise.all(patches.map((p) => mgmt().patch(`/proxies/${id}`).send(p)));
-      expect(results.map((r) => r.status)).toEqual(patches.map(() => 200));
+      // Each field twice at once: sixteen updates racing.
+      const racing = [...patches, ...patches];
+      const results = await Promise.all(racing.map((p) => mgmt().patch(`/proxies/${id}`).send(p)));
+      expect(results.map((r) => r.status)).toEqual(racing.map(() => 200));
       const got = (await mgmt().get(`/proxies/${id}`).expect(200)).body;
       expect(got).toEqual(expect.objectContaining({ name: 'Renamed', timeout: 7, disable_detokenization: true, configuration: { K: 'v' }, destination_url: destUrl('/v2') }));
+      expect(got.request_transforms).toHaveLength(1);
+      expect(got.response_transforms).toHaveLength(1);
+    });
+  });
+
+  describe('concurrent updates, each slow to check', () => {
+    it('refuses no PATCH for losing its compare-and-set a few times: the slow ones read again until they win', async () => {
+      // Each attempt checks the destination, whose name the outbound policy resolves: here 0 to 7 ms, as DNS varies.
+      // Against a real server, 3 of 8 PATCHes answered 409 after five lost rounds.
+      let lookups = 0;
+      const slow: HostResolver = { resolve: () => new Promise((resolve) => setTimeout(() => resolve({ kind: 'unresolved' }), (lookups++ * 5) % 8)) };
+      const hh = await harness({}, undefined, slow);
+      const manage = () => as(hh.app, hh.key);
+      const created = await manage().post('/proxies').send({ name: 'p', destination_url: 'https://processor.example/a', require_auth: true, configuration: { A: '1' } }).expect(201);
+      const patches = [
+        { name: 'renamed' },
+        { timeout: 17 },
+        { require_auth: false },
+        { destination_url: 'https://processor.example/b' },
+        { disable_detokenization: true },
+        { configuration: { B: '2' } },
+        { configuration: { C: '3' } },
+        { response_transforms: [{ type: 'mask', matcher: 'regex', expression: 'x', replacement: '*' }] },
+      ];
+      for (let round = 0; round < 3; round++) {
+        const results = await Promise.all(patches.map((p) => manage().patch(`/proxies/${created.body.id}`).set('Content-Type', 'application/merge-patch+json').send(p)));
+        expect(results.map((r) => r.status)).toEqual(patches.map(() => 200));
+      }
+      const got = (await manage().get(`/proxies/${created.body.id}`).expect(200)).body;
+      expect(got).toEqual(expect.objectContaining({ name: 'renamed', timeout: 17, require_auth: false, destination_url: 'https://processor.example/b', disable_detokenization: true }));
+      expect(got.response_transforms).toHaveLength(1);
     });
   });
 

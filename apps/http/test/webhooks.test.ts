@@ -239,6 +239,24 @@ describe('webhooks over HTTP', () => {
     });
   });
 
+  describe('concurrent updates, each slow to check', () => {
+    it('refuses no PUT for losing its compare-and-set a few times: the slow ones read again until they win', async () => {
+      // Each attempt looks the url's name up (0 to 7 ms here, as DNS varies); five rounds let the slowest lose (409).
+      let lookups = 0;
+      const slow = await harness({}, undefined, {
+        resolve: () => new Promise((resolve) => setTimeout(() => resolve({ kind: 'unresolved' }), (lookups++ * 5) % 8)),
+      });
+      const a = as(slow.app, slow.key);
+      const id = (await a.post('/webhooks').send(HOOK).expect(201)).body.id as string;
+      const names = Array.from({ length: 8 }, (_, i) => `Orders ${i}`);
+      for (let round = 0; round < 3; round++) {
+        const results = await Promise.all(names.map((name) => a.put(`/webhooks/${id}`).send({ ...HOOK, name })));
+        expect(results.map((r) => r.status)).toEqual(names.map(() => 200));
+      }
+      expect(names).toContain((await a.get(`/webhooks/${id}`).expect(200)).body.name);
+    });
+  });
+
   describe('permissions and tenants', () => {
     it('needs a key: 401 without one', async () => {
       const made = (await create(HOOK).expect(201)).body;

@@ -31,6 +31,7 @@ import {
   type ProxyTransform,
 } from './proxy';
 import { checkAppendedHeaders, type ProxyTransformInput, type TokenRequestReader, validateTransforms } from './proxy-transforms';
+import { MAX_UPDATE_ATTEMPTS } from '../tokens/update-token';
 
 /** An event about a proxy. */
 export const proxyFact = factsAbout('proxy');
@@ -226,8 +227,12 @@ export class ListProxies {
   }
 }
 
-/** How many times an update is tried again over a newer version before it answers 409. */
-const UPDATE_ATTEMPTS = 5;
+/**
+ * How many times an update is tried again over a newer version before it answers 409: as many as a token's. An
+ * attempt reads, checks (the destination's name resolved by the outbound policy) and seals, so a handful of PATCHes
+ * at once made the slow ones lose five rounds in a row (3 of 8 answered 409 against a real server).
+ */
+const UPDATE_ATTEMPTS = MAX_UPDATE_ATTEMPTS;
 
 /**
  * PUT (`replace`: every field as given, absent ones back to their defaults) and PATCH (absent fields stay). Applied
