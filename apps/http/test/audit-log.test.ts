@@ -72,6 +72,8 @@ describe('the audit log over HTTP (beyond.md §5)', () => {
       await traced(b.post('/tokens/search'), 'trace-search').send({ query: `data:${VISA}` }).expect(200);
       const tokenized = (await traced(b.post('/tokenize'), 'trace-tokenize').send({ a: 'first secret', b: ['second secret'] }).expect(201)).body;
       await traced(b.post('/detokenize'), 'trace-detokenize').send({ x: `{{ ${created.id} }}`, y: `{{ ${tokenized.a} }}`, z: `{{ ${created.id} }}` }).expect(200);
+      const maskedAnswer = await traced(as(h.app, masked.key).post('/detokenize'), 'trace-detokenize-masked').send({ x: `{{ ${created.id} }}` }).expect(200);
+      expect(maskedAnswer.body.x).toBe('XXXXXXXXXXXX4242');
       await traced(b.delete(`/tokens/${created.id}`), 'trace-delete').expect(204);
 
       const base = { tenant_id: h.tenant.tenant.id, actor_id: backend.id, actor_type: 'application', entity_type: 'token', entity_id: created.id, outcome: 'success' };
@@ -81,7 +83,9 @@ describe('the audit log over HTTP (beyond.md §5)', () => {
         expect.objectContaining({ ...base, operation: 'reveal', trace_id: 'trace-reveal' }),
         expect.objectContaining({ ...base, operation: 'update', trace_id: 'trace-update' }),
         // Detokenize records each token it touches once, however often the body names it.
-        expect.objectContaining({ ...base, operation: 'detokenize', trace_id: 'trace-detokenize' }),
+        // Its message says what the caller was shown: an auditor tells a masked detokenize from a plaintext one.
+        expect.objectContaining({ ...base, operation: 'detokenize', trace_id: 'trace-detokenize', message: 'Token detokenized (data revealed)' }),
+        expect.objectContaining({ ...base, actor_id: masked.id, operation: 'detokenize', trace_id: 'trace-detokenize-masked', message: 'Token detokenized (data masked)' }),
         expect.objectContaining({ ...base, operation: 'delete', trace_id: 'trace-delete' }),
       ]);
       const all = await allEvents();

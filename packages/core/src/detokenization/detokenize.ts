@@ -71,7 +71,7 @@ export class Detokenize {
 
     const now = this.deps.clock.now();
     const stored = await this.deps.tokens.findMany(actor.tenantId, [...firstPath.keys()], now);
-    const views = await this.viewsOf(actor, found, stored, options, now);
+    const { views, transforms } = await this.viewsOf(actor, found, stored, options, now);
     const values = new Map<string, Rendered>();
     const invalid: Record<string, string[]> = Object.create(null);
     let budget = options.answerLimit;
@@ -105,7 +105,8 @@ export class Detokenize {
         entityType: 'token' as const,
         entityId: id,
         operation: options.audit?.operation ?? 'detokenize',
-        message: `${options.audit?.message ?? 'Token detokenized'} (${views.get(id)?.hasData ? 'data shown' : 'data redacted'})`,
+        // What the caller was shown, as a read's event says it: a masked detokenize is not a plaintext one.
+        message: `${options.audit?.message ?? 'Token detokenized'} (${SHOWN[views.get(id)?.hasData ? transforms.get(id)! : 'redact']})`,
       })),
     );
     return replaceAt(body, rendered);
@@ -118,7 +119,7 @@ export class Detokenize {
     stored: ReadonlyMap<string, StoredToken>,
     options: DetokenizeOptions,
     now: Date,
-  ): Promise<Map<string, TokenView>> {
+  ): Promise<{ views: Map<string, TokenView>; transforms: ReadonlyMap<string, Transform> }> {
     const missing: Record<string, string[]> = Object.create(null);
     const refused: Record<string, string[]> = Object.create(null);
     const transforms = new Map<string, Transform>();
@@ -145,9 +146,12 @@ export class Detokenize {
       // Redacted tokens are never decrypted.
       views.set(id, transform === 'redact' ? { token, hasData: false } : viewToken(this.deps.expressions, openToken(keys, token), transform, this.deps.policy, now));
     }
-    return views;
+    return { views, transforms };
   }
 }
+
+/** How a detokenize event says what its caller was shown of a token. */
+const SHOWN: Readonly<Record<Transform, string>> = { reveal: 'data revealed', mask: 'data masked', redact: 'data redacted' };
 
 /** What one expression names, as the caller may see it; a json path that matches nothing has no value but an error. */
 function render(view: TokenView, e: DetokenizationExpression, options: DetokenizeOptions): Rendered {
