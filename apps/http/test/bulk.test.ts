@@ -20,6 +20,27 @@ describe('POST /tokenize', () => {
     key = await privateKey(h, 'token:create', 'token:read', 'token:use', 'token:search');
   });
 
+  it("bounds the work of a call's expressions together, not only each one's: each token's alone is fine", async () => {
+    // A fingerprint doing about 40% of one expression's work: accepted on its own, as is a token doing it three times
+    // (its expressions share one bound); a hundred of them in one call (each alone within bounds) held the event loop
+    // for seconds, and are now a 400 naming the item past the call's bound, with nothing stored.
+    const data = 'abcdef'.repeat(1_000);
+    const heavy = "{% for i in (1..180) %}{% assign y = data | reveal_last: 2 %}{% endfor %}{{ data | slice: 0, 12 }}";
+    await as(h.app, key).post('/tokens').send({ type: 'token', data, fingerprint_expression: heavy }).expect(201);
+    const tripled = await as(h.app, key).post('/tokens').send({ type: 'token', data, fingerprint_expression: heavy, search_indexes: [heavy, `${heavy}-2`] }).expect(400);
+    expect(Object.keys(tripled.body.errors)).toEqual(['search_indexes[1]']);
+    const before = await tokenCount(h, key);
+    const res = await as(h.app, key)
+      .post('/tokenize')
+      .send(Array.from({ length: 100 }, () => ({ type: 'token', data, fingerprint_expression: heavy })))
+      .expect(400);
+    const [field, ...others] = Object.keys(res.body.errors);
+    expect(others).toEqual([]);
+    expect(field).toMatch(/^\[[3-6]\]\.fingerprint_expression$/);
+    expect(res.body.errors[field!][0]).toMatch(/exceeds the allowed size, time or memory/);
+    expect(await tokenCount(h, key)).toBe(before);
+  });
+
   it('answers the body in the same shape: requests become tokens, values become ids, null and keys stay', async () => {
     const body = {
       card: card(VISA),

@@ -74,6 +74,15 @@ export class ExpressionEngine {
     this.liquid = this.grammar.liquid;
   }
 
+  /**
+   * A work budget for several renders to share: one expression's limit, or `times` it. A token's expressions share
+   * one, and a bulk call's tokens one between them, so that the work of a request, not only of each expression, is
+   * bounded (rendering runs on the event loop: every other request waits for it).
+   */
+  budget(times = 1): WorkBudget {
+    return new WorkBudget(this.limits.workLimit * times);
+  }
+
   /** True when the string contains a Liquid output or tag (`{{` or `{%`). */
   static isExpression(value: string): boolean {
     return value.includes('{{') || value.includes('{%');
@@ -131,10 +140,10 @@ export class ExpressionEngine {
    * error, not `[object Object]` or its items run together. A nil output prints nothing, as Liquid prints it; a value
    * empty as a whole is the caller's to refuse.
    */
-  renderSingle(field: string, template: string, scope: ExpressionScope): string {
+  renderSingle(field: string, template: string, scope: ExpressionScope, budget?: WorkBudget): string {
     const parsed = this.parse(field, template);
     try {
-      return this.plain(parsed, scope) ?? this.emit(parsed, scope, 'single');
+      return this.plain(parsed, scope) ?? this.emit(parsed, scope, 'single', budget);
     } catch (error) {
       throw toValidationError(field, error, 'render');
     }

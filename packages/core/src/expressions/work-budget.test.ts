@@ -107,3 +107,40 @@ describe('The render bound', () => {
     expect(failure(() => small(20_000).evaluate('mask', template, { data: 'abcd' }, shared))).toBe(TOO_MUCH);
   });
 });
+
+describe('filters that go over text a character at a time', () => {
+  // Their cost per character, measured on 100,000 characters (Node 20; /tmp measurements written into
+  // work-charges.ts). Charged as one unit per KiB like the native string filters, a loop of any of them over a large
+  // token ran for seconds within one budget (15 s for alias_preserve_format over 600 KB) while every request waited.
+  const NS_PER_CHARACTER: Readonly<Record<string, number>> = {
+    alias_preserve_format: 79,
+    alias_preserve_length: 34,
+    card_mask: 68,
+    'reveal_last: 2': 54,
+    'reveal: 2': 43,
+    sample: 450,
+    slugify: 28,
+    url_encode: 23,
+    "replace: 'a', 'b'": 15,
+    last4: 10,
+  };
+  const data = 'abcdef'.repeat(100_000);
+  /** The most passes of `filter` over `data` one render may make (0 to 64). */
+  const passes = (filter: string): number => {
+    let lo = 0;
+    let hi = 65;
+    while (hi - lo > 1) {
+      const n = (lo + hi) >> 1;
+      const template = `{% for i in (1..${n}) %}{% assign y = data | ${filter} %}{% endfor %}{{ y | size }}`;
+      if (failure(() => engine.render('mask', template, { data })) === undefined) lo = n;
+      else hi = n;
+    }
+    return lo;
+  };
+
+  it.each(Object.keys(NS_PER_CHARACTER))('bounds a loop of %s over 600 KB to what a render may cost (about 0.3 s)', (filter) => {
+    const n = passes(filter);
+    expect(n).toBeLessThan(64);
+    expect(n * data.length * NS_PER_CHARACTER[filter]!).toBeLessThanOrEqual(0.35e9);
+  });
+});

@@ -16,6 +16,11 @@ export class WorkBudget {
 
   constructor(private readonly limit: number) {}
 
+  /** True once a spend has gone past the limit: every later one fails too. */
+  get exhausted(): boolean {
+    return this.used > this.limit;
+  }
+
   spend(units: number): void {
     if (!(units > 0)) return;
     this.used += units;

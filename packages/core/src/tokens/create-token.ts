@@ -1,7 +1,7 @@
 import { ConflictError, ValidationError } from '../shared/errors';
 import { requireTokenPermission, requireTransform, transformFor } from '../access/evaluate-access';
 import type { Actor } from '../auth/actor';
-import { ExpressionEngine } from '../expressions';
+import { ExpressionEngine, type WorkBudget } from '../expressions';
 import type { StoredToken, Token } from './token';
 import type { TokenStored } from './token.repository';
 import type { TenantKeys } from '../crypto/tenant-keys';
@@ -128,7 +128,7 @@ export class CreateToken {
    * Checks one create request and builds its sealed token, touching no store. Throws a ValidationError whose fields
    * are named from the request's root (`data.number`), or a ForbiddenError when no rule lets the caller create it.
    */
-  prepare(actor: Actor, input: CreateTokenInput, keys: TenantKeys, now: Date): PreparedToken {
+  prepare(actor: Actor, input: CreateTokenInput, keys: TenantKeys, now: Date, budget: WorkBudget = this.deps.expressions.budget()): PreparedToken {
     if (input.type === undefined) throw ValidationError.field('type', 'Type is required.');
     if (!isTokenTypeName(input.type)) throw ValidationError.field('type', `Unknown token type.`);
     const type = tokenType(input.type);
@@ -140,11 +140,11 @@ export class CreateToken {
     const fingerprintExpression = input.fingerprintExpression ?? type.defaultFingerprintExpression;
     const searchIndexes = resolveSearchIndexes(type, input.searchIndexes);
     const mask = resolveMask(this.deps.expressions, type, input.mask, data);
-    const id = this.tokenId(input.id, type.name, data);
+    const id = this.tokenId(input.id, type.name, data, budget);
     const expiresAt = input.expiresAt === undefined ? undefined : parseTokenExpiry(input.expiresAt, now);
     const transform = requireTransform(actor, 'token:create', { id, containers });
 
-    const materials = computeMaterials(this.deps.expressions, keys, { type: type.name, data, metadata, fingerprintExpression, searchIndexes });
+    const materials = computeMaterials(this.deps.expressions, keys, { type: type.name, data, metadata, fingerprintExpression, searchIndexes }, budget);
     const token: Token = {
       id,
       tenantId: actor.tenantId,
@@ -179,12 +179,12 @@ export class CreateToken {
    * A literal id, an id expression (an alias) evaluated on the data, or a new UUID. An expression sees a card without
    * its cvc: the cvc is erased after its retention, an id stays for the token's life.
    */
-  private tokenId(requested: string | undefined, type: TokenTypeName, data: unknown): string {
+  private tokenId(requested: string | undefined, type: TokenTypeName, data: unknown, budget: WorkBudget): string {
     if (requested === undefined) return this.deps.ids.next();
     if (!ExpressionEngine.isExpression(requested)) return validateTokenId(requested);
     this.deps.expressions.requireAlias('id', requested);
     const visible = withoutCvc(type, data);
-    const id = validateTokenId(this.deps.expressions.render('id', requested, { data: visible }));
+    const id = validateTokenId(this.deps.expressions.render('id', requested, { data: visible }, budget));
     // Ids are stored and shown in the clear: an expression must make an alias, not copy the data (or any text in it,
     // such as a card's number) into the id.
     if (copiesData(id, textsOf(visible))) {

@@ -79,6 +79,12 @@ export interface TokenizeResult {
   readonly deduplicated: boolean;
 }
 
+/**
+ * The work a bulk call's expressions may do together, in single expressions' limits: the largest body's default
+ * fingerprints (its data gone over once, about 525,000 units at 1 MiB) fit, with room.
+ */
+export const BULK_WORK_TIMES = 2;
+
 /** A bare value becomes a token of type `token`, with every other setting at its default. */
 export const valueTokenInput = (value: string | number | boolean): CreateTokenInput => ({ type: 'token', data: value });
 
@@ -141,18 +147,24 @@ export class Tokenize {
     const intents: Array<ClaimedTokenIntent | undefined> = [];
     /** The intents named so far: a second item naming one could make no token of its own. */
     const named = new Set<string>();
+    // The items' expressions (ids, fingerprints, search indexes) share one bound: each alone could do an
+    // expression's whole work, and a hundred of them held the event loop for seconds.
+    const budget = this.deps.expressions.budget(BULK_WORK_TIMES);
     for (const item of items) {
       try {
         const intentId = item.input.tokenIntentId;
         if (intentId !== undefined && named.has(intentId)) throw unknownIntent();
         if (intentId !== undefined) named.add(intentId);
         const { request, claimed: intent } = await this.create.withIntent(actor, item.input, now);
-        prepared.push(this.create.prepare(actor, request, keys, now));
+        prepared.push(this.create.prepare(actor, request, keys, now, budget));
         intents[prepared.length - 1] = intent;
       } catch (error) {
         if (error instanceof ValidationError) Object.assign(invalid, errorsWithin(item.path, error.errors));
         else if (error instanceof ForbiddenError) refused[item.path || 'body'] = [error.message];
         else throw error;
+        // Past the call's bound every later item would fail the same way, without being looked at: the error names
+        // the item where the bound was crossed.
+        if (budget.exhausted) break;
       }
     }
     if (Object.keys(invalid).length > 0) throw new ValidationError(invalid);
