@@ -234,11 +234,12 @@ export function buildContainer(config: Config, overrides: ContainerOverrides = {
   // With metrics on, every repository call is timed; off, the store is used as it is.
   const store = metrics ? instrumentStore(opened, metrics) : opened;
   if (metrics) c.register(TOKENS.Metrics, { useValue: metrics });
-  c.register(TOKENS.Readiness, { useValue: new Readiness() });
+  const clock = overrides.clock ?? new SystemClock();
+  c.register(TOKENS.Readiness, { useValue: new Readiness(() => clock.now().getTime()) });
   c.register(TOKENS.Config, { useValue: config });
   c.register(TOKENS.Logger, { useValue: overrides.logger ?? new Logger(config.logLevel) });
   c.register(TOKENS.Store, { useValue: store });
-  c.register(TOKENS.Clock, { useValue: overrides.clock ?? new SystemClock() });
+  c.register(TOKENS.Clock, { useValue: clock });
   c.register(TOKENS.Ids, { useValue: overrides.ids ?? new TimeOrderedUuidGenerator() });
   c.register(TOKENS.Random, { useValue: random });
   // Built on first use: nothing calls out yet, and an unused pool holds no connection.

@@ -168,7 +168,7 @@ export class Metrics {
 export const STORE_SAMPLE = 8;
 
 /** Every repository of a store (typed: a repository added to Store and not here fails to compile). */
-const REPOSITORIES: Record<Exclude<keyof Store, 'ping' | 'close'>, true> = {
+const REPOSITORIES: Record<Exclude<keyof Store, 'ping' | 'close' | 'fault'>, true> = {
   tenants: true,
   users: true,
   members: true,

@@ -1,4 +1,5 @@
 import type { Store } from '@svc/core';
+import { sqliteFault } from '@svc/sqlite';
 import request from 'supertest';
 import { loadConfig } from '../src/config/load-config';
 import type { Readiness } from '../src/http/operations';
@@ -36,6 +37,53 @@ describe('health probes', () => {
     const closing = server.close();
     expect(readiness.serving).toBe(false);
     await closing;
+  });
+});
+
+describe('store faults: a full disk, a damaged store', () => {
+  const coded = (code: string, message: string): Error => Object.assign(new Error(message), { code });
+  /** The harness's store, reading SQLite's codes as the SQLite store does (the memory store raises none). */
+  async function faulty() {
+    const h = await harness();
+    const store = h.store as Store;
+    if (!store.fault) Object.assign(store, { fault: sqliteFault });
+    const key = await privateKey(h, 'token:create', 'token:read', 'token:use');
+    const id = (await as(h.app, key).post('/tokens').send({ type: 'card_number', data: CARD }).expect(201)).body.id as string;
+    return { h, store, key, id };
+  }
+
+  it('answers a write the full disk refused with 503 and Retry-After, and is not ready for a while; reads go on', async () => {
+    const { h, store, key, id } = await faulty();
+    jest.spyOn(store.tokens, 'create').mockRejectedValueOnce(coded('SQLITE_FULL', 'database or disk is full'));
+    const refused = await as(h.app, key).post('/tokens').send({ type: 'card_number', data: '5555555555554444' }).expect(503);
+    expect(refused.headers['content-type']).toContain('application/problem+json');
+    expect(refused.headers['retry-after']).toBe('30');
+    expect(refused.body.detail).toMatch(/disk is full: nothing was changed/);
+    expect(h.logLines.some((line) => line.includes('store disk full'))).toBe(true);
+    expect((await as(h.app, key).get(`/tokens/${id}`).expect(200)).body.data).toBe(CARD);
+    expect((await request(h.app).get('/readyz').expect(503)).body.detail).toMatch(/disk is full/);
+    h.clock.advance(31_000);
+    await request(h.app).get('/readyz').expect(200);
+    await as(h.app, key).post('/tokens').send({ type: 'card_number', data: '5555555555554444' }).expect(201);
+  });
+
+  it('answers a damaged store with a 500 saying so, and is not ready from then on', async () => {
+    const { h, store, key, id } = await faulty();
+    jest.spyOn(store.tokens, 'findById').mockRejectedValueOnce(coded('SQLITE_CORRUPT', 'database disk image is malformed'));
+    const failed = await as(h.app, key).get(`/tokens/${id}`).expect(500);
+    expect(failed.headers['content-type']).toContain('application/problem+json');
+    expect(failed.body.detail).toMatch(/store is damaged; its operator must restore it/);
+    expect(h.logLines.some((line) => line.includes('store damaged: restore it from a backup'))).toBe(true);
+    h.clock.advance(24 * 3600_000);
+    expect((await request(h.app).get('/readyz').expect(503)).body.detail).toBe('The store is damaged.');
+    await request(h.app).get('/healthz').expect(200);
+  });
+
+  it('answers any other store error as the 500 it was, ready as before', async () => {
+    const { h, store, key, id } = await faulty();
+    jest.spyOn(store.tokens, 'findById').mockRejectedValueOnce(coded('SQLITE_IOERR', 'disk I/O error'));
+    expect((await as(h.app, key).get(`/tokens/${id}`).expect(500)).body.detail).toMatch(/An unexpected error occurred/);
+    await request(h.app).get('/readyz').expect(200);
   });
 });
 

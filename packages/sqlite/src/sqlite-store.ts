@@ -1,6 +1,6 @@
 import { type BatchObserver, BatchingWriter } from './write-queue';
 import type { Database } from 'better-sqlite3';
-import type { Store } from '@svc/core';
+import type { Store, StoreFault } from '@svc/core';
 import { claimExclusively, openConnection } from './connection';
 import { InProcessTokenWriter } from './in-process-writer';
 import { migrate } from './schema';
@@ -46,6 +46,14 @@ export interface SqliteStoreOptions {
    * without it while the server runs.
    */
   readonly exclusive?: boolean;
+}
+
+/** The store fault a SQLite error shows by its code (SqliteStore.fault). */
+export function sqliteFault(error: unknown): StoreFault | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (code === 'SQLITE_FULL') return 'full';
+  if (typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')) return 'damaged';
+  return undefined;
 }
 
 /**
@@ -107,6 +115,15 @@ export class SqliteStore implements Store {
   async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
     await this.writer.run({ op: 'ping' });
+  }
+
+  /**
+   * SQLite's own codes, which the writer thread's errors carry across too: no room on the disk (`SQLITE_FULL`: the
+   * statement and its transaction were rolled back), or a file that is not the database it was (`SQLITE_CORRUPT`,
+   * `SQLITE_NOTADB`).
+   */
+  fault(error: unknown): StoreFault | undefined {
+    return sqliteFault(error);
   }
 
   /** Stops the threads, then closes the connection and, last, releases the claim, even when a thread fails to stop. */

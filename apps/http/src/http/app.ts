@@ -89,6 +89,7 @@ export function createApp(container: DependencyContainer): Express {
   healthRoutes(app, container.resolve<Store>(TOKENS.Store), container.resolve<Readiness>(TOKENS.Readiness));
   if (metrics) metricsRoute(app, metrics, config.metrics.token);
   app.use(notFoundHandler);
-  app.use(errorHandler(logger, edgeAudit));
+  const store = container.resolve<Store>(TOKENS.Store);
+  app.use(errorHandler(logger, edgeAudit, { faultOf: (error) => store.fault?.(error), readiness: container.resolve<Readiness>(TOKENS.Readiness) }));
   return app;
 }

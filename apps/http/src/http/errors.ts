@@ -1,4 +1,6 @@
+import type { StoreFault } from '@svc/core';
 import type { EdgeAudit } from './audit-edge';
+import { FULL_DISK_HOLD_MS, type Readiness } from './operations';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger';
 import { bodyParserProblem } from './json-body';
@@ -12,7 +14,13 @@ export function sendProblem(res: Response, problem: Problem): void {
  * The single error middleware: domain and edge errors become problem+json; anything else is a 500 that carries
  * only the correlation id, and is logged by class and stack (never with request data).
  */
-export function errorHandler(logger: Logger, audit?: EdgeAudit) {
+/** What the store can say about its own failures, and where a fault is reported (GET /readyz). */
+export interface StoreFaults {
+  readonly faultOf: (error: unknown) => StoreFault | undefined;
+  readonly readiness: Readiness;
+}
+
+export function errorHandler(logger: Logger, audit?: EdgeAudit, faults?: StoreFaults) {
   return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) {
       next(error);
@@ -25,8 +33,28 @@ export function errorHandler(logger: Logger, audit?: EdgeAudit) {
       sendProblem(res, problem);
       return;
     }
-    audit?.failed(req, res, 500);
     const traceId = String(res.locals.traceId ?? '');
+    const fault = faults?.faultOf(error);
+    if (fault) {
+      faults!.readiness.fault(fault);
+      const full = fault === 'full';
+      // The operator's to act on, said plainly in the log; the caller is told what it may do.
+      logger.error(full ? "store disk full: the write was refused, nothing was changed" : 'store damaged: restore it from a backup (docs/operations.md)', {
+        trace_id: traceId,
+        error: error instanceof Error ? error.message : 'unknown',
+      });
+      audit?.failed(req, res, full ? 503 : 500);
+      if (full) res.setHeader('Retry-After', String(FULL_DISK_HOLD_MS / 1000));
+      sendProblem(res, {
+        ...(full ? HTTP_PROBLEMS.unavailable : HTTP_PROBLEMS.internal),
+        detail: full
+          ? "The vault's disk is full: nothing was changed. Try again once its operator has freed space."
+          : `The vault's store is damaged; its operator must restore it. Trace id: ${traceId}.`,
+        trace_id: traceId,
+      });
+      return;
+    }
+    audit?.failed(req, res, 500);
     const failure = error instanceof Error ? error : new Error('non-error thrown');
     logger.error('unhandled error', { trace_id: traceId, error: failure.name, stack: failure.stack });
     sendProblem(res, { ...HTTP_PROBLEMS.internal, detail: `An unexpected error occurred. Trace id: ${traceId}.`, trace_id: traceId });

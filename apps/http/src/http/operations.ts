@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Store } from '@svc/core';
+import type { Store, StoreFault } from '@svc/core';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Metrics } from '../metrics';
@@ -7,16 +7,40 @@ import { routeAudit } from './audit-edge';
 import { HTTP_PROBLEMS, HttpProblemError } from './problem';
 import { sendJson } from './respond';
 
-/** Whether the server takes traffic: false from the moment a shutdown begins, before any connection is drained. */
+/** How long /readyz answers 503 after a write found the store's disk full (a write since that worked ends it early). */
+export const FULL_DISK_HOLD_MS = 30_000;
+
+/**
+ * Whether the server takes traffic: false from the moment a shutdown begins, before any connection is drained; for
+ * a while after a write found the store's disk full; and for good once the store was found damaged (an operator
+ * must restore it: docs/operations.md).
+ */
 export class Readiness {
   private stopping = false;
+  private damaged = false;
+  private fullUntil = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   stop(): void {
     this.stopping = true;
   }
 
+  /** A store fault seen by a request. */
+  fault(kind: StoreFault): void {
+    if (kind === 'damaged') this.damaged = true;
+    else this.fullUntil = this.now() + FULL_DISK_HOLD_MS;
+  }
+
   get serving(): boolean {
     return !this.stopping;
+  }
+
+  /** Why the store cannot take traffic, when a request found it so. */
+  get storeProblem(): string | undefined {
+    if (this.damaged) return 'The store is damaged.';
+    if (this.now() < this.fullUntil) return "The store's disk is full.";
+    return undefined;
   }
 }
 
@@ -31,6 +55,8 @@ export function healthRoutes(app: Express, store: Store, readiness: Readiness): 
   app.get('/healthz', (_req, res) => sendJson(res, 200, { status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
     if (!readiness.serving) throw new HttpProblemError(HTTP_PROBLEMS.unavailable, 'The server is shutting down.');
+    const problem = readiness.storeProblem;
+    if (problem) throw new HttpProblemError(HTTP_PROBLEMS.unavailable, problem);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error('timeout')), READY_TIMEOUT_MS);

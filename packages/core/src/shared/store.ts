@@ -14,6 +14,12 @@ import type { WebhookDeliveryRepository } from '../webhooks/webhook-delivery';
 import type { AuditLogRepository } from '../audit/audit-log';
 import type { ProxyRepository } from '../proxies/proxy';
 
+/**
+ * What a store's own failure says about the store, as its adapter reads it: `full` (its disk has no room: the write
+ * was not made) or `damaged` (its files are corrupt: an operator must restore them). Anything else is a plain failure.
+ */
+export type StoreFault = 'full' | 'damaged';
+
 /** Every repository of one storage technology, opened together and closed together. */
 export interface Store {
   readonly tenants: TenantRepository;
@@ -33,5 +39,7 @@ export interface Store {
   readonly proxies: ProxyRepository;
   /** Resolves when the store answers, reads and writes alike (GET /readyz); rejects when it does not. */
   ping(): Promise<void>;
+  /** The fault an error this store threw shows, when it shows one (a store that cannot tell leaves this out). */
+  fault?(error: unknown): StoreFault | undefined;
   close(): Promise<void>;
 }
