@@ -19,4 +19,19 @@ describe('TemplateCache', () => {
     expect(cache.size).toBe(10);
     expect(cache.get('t99')).toBe(99);
   });
+
+  it('keeps its entries within a total weight, evicting the least recently used, and keeps no entry too heavy for it', () => {
+    const cache = new TemplateCache<number>(100, 1000);
+    for (let i = 0; i < 20; i++) cache.set(`t${i}`, i, 200);
+    expect(cache.totalWeight).toBeLessThanOrEqual(1000);
+    expect(cache.size).toBe(5);
+    expect(cache.get('t19')).toBe(19);
+    expect(cache.get('t14')).toBeUndefined();
+    cache.set('huge', 1, 251);
+    expect(cache.get('huge')).toBeUndefined();
+    cache.set('t19', 19, 100);
+    expect(cache.totalWeight).toBe(900);
+    for (let i = 0; i < 5000; i++) cache.set(`x${i}`, i, 1 + (i % 250));
+    expect(cache.totalWeight).toBeLessThanOrEqual(1000);
+  });
 });

@@ -82,8 +82,10 @@ describe('The render bound', () => {
 
   it('charges filters for their input, so a large value cannot be filtered over and over', () => {
     const data = { list: Array.from({ length: 20_000 }, (_, i) => ({ id: i })), needle: { zz: 1 } };
-    const template = "{% for i in (1..1000) %}{% assign y = data | json: '$.needle.zz' %}{% endfor %}";
+    const template = "{% for i in (1..1000) %}{% assign y = data.list | map: 'id' %}{% endfor %}";
     expect(failure(() => engine.render('mask', template, { data }))).toBe(TOO_MUCH);
+    // `json` walks its path only, so it pays for its path, not for the value it starts from.
+    expect(engine.render('mask', "{% for i in (1..1000) %}{% assign y = data | json: '$.needle.zz' %}{% endfor %}{{ y }}", { data })).toBe('1');
   });
 
   it('bounds the text a cheap loop builds, in the output or in a capture', () => {
@@ -142,5 +144,36 @@ describe('filters that go over text a character at a time', () => {
     const n = passes(filter);
     expect(n).toBeLessThan(64);
     expect(n * data.length * NS_PER_CHARACTER[filter]!).toBeLessThanOrEqual(0.35e9);
+  });
+});
+
+describe('searching one text for another', () => {
+  // V8's search takes up to the product of the two lengths: `contains` on these took 2 s, charged as 5,000 units.
+  const data = { h: 'a'.repeat(600_000), n: `${'a'.repeat(10_000)}b${'a'.repeat(10_000)}` };
+
+  it.each([
+    ['the contains operator', '{% if data.h contains data.n %}y{% endif %}'],
+    ['split', '{{ data.h | split: data.n | size }}'],
+    ['replace', "{{ data.h | replace: data.n, 'x' | size }}"],
+    ['remove', '{{ data.h | remove: data.n | size }}'],
+    ['remove_first', '{{ data.h | remove_first: data.n | size }}'],
+    ['replace_last', "{{ data.h | replace_last: data.n, 'x' | size }}"],
+  ])('charges %s for the product of the lengths: a long needle in a long text is refused before it runs', (_name, template) => {
+    expect(failure(() => engine.render('mask', template, { data }))).toBe(TOO_MUCH);
+  });
+
+  it('still charges a short needle about nothing more than the text', () => {
+    expect(engine.render('mask', "{{ data.h | split: '-' | size }}", { data })).toBe('1');
+    expect(engine.render('mask', "{% if data.h contains 'ab' %}y{% else %}n{% endif %}", { data })).toBe('n');
+  });
+});
+
+describe('reading a template', () => {
+  it('is charged at its length on every render, cached or not, so the same template passes or fails alike', () => {
+    const long = 'a{{ data }}'.repeat(100);
+    const tight = small(8 * long.length - 1);
+    for (let i = 0; i < 2; i++) expect(failure(() => tight.render('mask', long, { data: 'x' }))).toBe(TOO_MUCH);
+    const roomy = small(8 * long.length + 100_000);
+    for (let i = 0; i < 2; i++) expect(roomy.render('mask', long, { data: 'x' })).toBe('ax'.repeat(100));
   });
 });

@@ -14,15 +14,20 @@ import type { Context } from 'liquidjs';
 export class WorkBudget {
   private used = 0;
 
-  constructor(private readonly limit: number) {}
+  /** `within`: a budget this one's spending also counts against (a bulk call's, for each of its tokens' masks). */
+  constructor(
+    private readonly limit: number,
+    private readonly within?: WorkBudget,
+  ) {}
 
-  /** True once a spend has gone past the limit: every later one fails too. */
+  /** True once a spend has gone past the limit (this one's or the one it is within): every later one fails too. */
   get exhausted(): boolean {
-    return this.used > this.limit;
+    return this.used > this.limit || (this.within?.exhausted ?? false);
   }
 
   spend(units: number): void {
     if (!(units > 0)) return;
+    this.within?.spend(units);
     this.used += units;
     // The message ends like liquidjs's own limit errors, so it is reported as one (a 400, no data in it).
     if (this.used > this.limit) throw new Error('render work limit exceeded');

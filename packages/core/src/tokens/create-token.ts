@@ -139,7 +139,7 @@ export class CreateToken {
     const metadata = validateMetadata(input.metadata);
     const fingerprintExpression = input.fingerprintExpression ?? type.defaultFingerprintExpression;
     const searchIndexes = resolveSearchIndexes(type, input.searchIndexes);
-    const mask = resolveMask(this.deps.expressions, type, input.mask, data);
+    const mask = resolveMask(this.deps.expressions, type, input.mask, data, budget);
     const id = this.tokenId(input.id, type.name, data, budget);
     const expiresAt = input.expiresAt === undefined ? undefined : parseTokenExpiry(input.expiresAt, now);
     const transform = requireTransform(actor, 'token:create', { id, containers });

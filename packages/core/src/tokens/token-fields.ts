@@ -1,6 +1,6 @@
 import { ValidationError } from '../shared/errors';
 import { normalizeContainer } from '../shared/container';
-import type { ExpressionEngine } from '../expressions';
+import type { ExpressionEngine, WorkBudget } from '../expressions';
 import type { Metadata } from './token';
 import type { TokenType } from './token-types';
 import { evaluateMask } from './token-view';
@@ -28,9 +28,9 @@ export function validateMetadata(metadata: Readonly<Record<string, string>> | un
 }
 
 /** The mask to keep: the given one (checked by evaluating it on the data) or the type's default. */
-export function resolveMask(engine: ExpressionEngine, type: TokenType, mask: unknown, data: unknown): unknown {
+export function resolveMask(engine: ExpressionEngine, type: TokenType, mask: unknown, data: unknown, within?: WorkBudget): unknown {
   if (mask === undefined || mask === null) return type.defaultMask;
-  evaluateMask(engine, mask, data);
+  evaluateMask(engine, mask, data, within);
   return mask;
 }
 

@@ -34,13 +34,13 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export const MAX_MASK_TEMPLATES = 50;
 export const MAX_MASK_OUTPUT = 1_048_576;
 /**
- * Work one mask may do, all its templates together, in the expression engine's units (about one item evaluated; see
- * WorkBudget). Counted, not timed, so a GC pause cannot turn a valid create into a 400. Real masks use tens to
- * hundreds of units (a card's `reveal_last` about 40); the bound (a few milliseconds at worst) keeps planted masks from
- * stalling every request while a page of 100 of them is shown: 100,000 units, about 9 ms each, held the event loop
- * for 0.9 s per page.
+ * Work one mask may do, all its templates together (and reading them), in the expression engine's units (about one
+ * item evaluated; see WorkBudget). Counted, not timed, so a GC pause cannot turn a valid create into a 400. Real masks
+ * use hundreds of units (a card's default about 400, reading included); `reveal_last` fits on text up to about 120 KB.
+ * The bound (about 10 ms at worst) keeps planted masks from stalling every request while a page of 100 of them is
+ * shown: 100,000 units, once a unit was honest about per-character filters, held the event loop for 3 s a page.
  */
-export const MASK_WORK_LIMIT = 16_000;
+export const MASK_WORK_LIMIT = 32_000;
 
 const outputSize = (value: unknown): number => (typeof value === 'string' ? value.length : (JSON.stringify(value) ?? '').length);
 
@@ -49,9 +49,9 @@ const outputSize = (value: unknown): number => (typeof value === 'string' ? valu
  * MAX_MASK_TEMPLATES templates, whose results exceed MAX_MASK_OUTPUT characters together, or whose templates do more
  * than MASK_WORK_LIMIT units of work together, is a 400 on `mask`, so no mask can make reads of a token expensive for everyone.
  */
-export function evaluateMask(engine: ExpressionEngine, mask: unknown, data: unknown): unknown {
+export function evaluateMask(engine: ExpressionEngine, mask: unknown, data: unknown, within?: WorkBudget): unknown {
   const budget = { templates: MAX_MASK_TEMPLATES, output: MAX_MASK_OUTPUT };
-  const work = new WorkBudget(MASK_WORK_LIMIT);
+  const work = new WorkBudget(MASK_WORK_LIMIT, within);
   const walk = (node: unknown, field: string): unknown => {
     if (typeof node === 'string') {
       if (--budget.templates < 0) throw ValidationError.field('mask', `A mask may hold at most ${MAX_MASK_TEMPLATES} expressions.`);
