@@ -465,6 +465,15 @@ describe('the proxy over HTTP', () => {
       expect(await tokens()).toBe(before + 1);
       expect(dest.received).toHaveLength(0);
 
+      // Within one step, a value inside another selected one goes with it: one token, its id in the outer place.
+      const descent = await proxyWith([{ type: 'tokenize', matcher: '$..*', token: { type: 'token' } }]);
+      const whole = await request(h.app).post('/proxy').set('SVC-PROXY-KEY', descent).send({ a: { n: VISA } }).expect(201);
+      expect(whole.headers['svc-proxy-destination-status']).toBe('201');
+      const outer = (JSON.parse(dest.received.at(-1)!.body) as { a: string }).a;
+      expect((await as(h.app, backend).get(`/tokens/${outer}`).expect(200)).body.data).toEqual({ n: VISA });
+      expect(await tokens()).toBe(before + 2);
+      dest.received.length = 0;
+
       // Every step passing: both steps' tokens made, each id in its place.
       const res = await request(h.app).post('/proxy').set('SVC-PROXY-KEY', twoSteps).send({ a: VISA, b: MASTERCARD, ref: 'r' }).expect(201);
       expect(res.headers['svc-proxy-destination-status']).toBe('201');
@@ -472,7 +481,7 @@ describe('the proxy over HTTP', () => {
       expect(forwarded.ref).toBe('r');
       expect((await as(h.app, backend).get(`/tokens/${forwarded.a}`).expect(200)).body.data).toBe(VISA);
       expect((await as(h.app, backend).get(`/tokens/${forwarded.b}`).expect(200)).body.data).toBe(MASTERCARD);
-      expect(await tokens()).toBe(before + 3);
+      expect(await tokens()).toBe(before + 4);
     });
 
     it('asks for an API key of its own tenant when require_auth is true, appends configured headers and masks answers', async () => {

@@ -7,7 +7,7 @@ import { routeAudit } from './audit-edge';
 import { HTTP_PROBLEMS, HttpProblemError } from './problem';
 import { sendJson } from './respond';
 
-/** How long /readyz answers 503 after a write found the store's disk full (a write since that worked ends it early). */
+/** How long /readyz answers 503 after a write found the store's disk full (each such write starts it again). */
 export const FULL_DISK_HOLD_MS = 30_000;
 
 /**

@@ -380,7 +380,10 @@ export class InvokeProxy {
       if (error instanceof ExpressionError) throw ValidationError.field('body', error.message);
       throw error;
     }
-    const paths = selected.filter((p) => jsonValueAt(body.value, p) !== null);
+    // A value inside another selected value (`$..*` selects `a` and `a.n`) is tokenized with it, as part of its data:
+    // a token of its own would have an id nobody learns, its place gone once the outer value is replaced.
+    const values = selected.filter((p) => jsonValueAt(body.value, p) !== null);
+    const paths = values.filter((p) => !values.some((q) => q.length < p.length && nested(p, q)));
     if (paths.length === 0) return;
     const items = paths.map((p) => {
       const path = fieldPath(['body', ...p]);
