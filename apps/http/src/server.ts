@@ -139,6 +139,15 @@ export async function startServer(
   // Connections answers a request without Host itself, as problem+json (Node's own 400 has no body).
   const connections = new Connections(createServer({ requireHostHeader: false }), logger);
   connections.server.keepAliveTimeout = 65_000;
+  connections.server.maxConnections = config.maxConnections;
+  let dropsLogged = 0;
+  connections.server.on('drop', () => {
+    // Once a minute at most: a flood of refused connections must not flood the log too.
+    const now = Date.now();
+    if (now - dropsLogged < 60_000) return;
+    dropsLogged = now;
+    logger.warn('connection refused: SVC_MAX_CONNECTIONS are open', { max_connections: config.maxConnections });
+  });
   const address = await listen(connections.server, config);
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const stops: Array<() => Promise<void>> = [];

@@ -1,7 +1,8 @@
 import type { Store } from '@svc/core';
 import { sqliteFault } from '@svc/sqlite';
 import request from 'supertest';
-import { loadConfig } from '../src/config/load-config';
+import { connect, type Socket } from 'node:net';
+import { loadConfig, maxConnectionsFor } from '../src/config/load-config';
 import type { Readiness } from '../src/http/operations';
 import { Logger } from '../src/logger';
 import { startServer } from '../src/server';
@@ -37,6 +38,32 @@ describe('health probes', () => {
     const closing = server.close();
     expect(readiness.serving).toBe(false);
     await closing;
+  });
+});
+
+describe('SVC_MAX_CONNECTIONS', () => {
+  it('closes a connection past the limit at once, and serves again once one closes; the default follows the file limit', async () => {
+    const server = await startServer(loadConfig({ SVC_STORE: 'memory', SVC_PORT: '0', SVC_LOG_LEVEL: 'silent', SVC_MAX_CONNECTIONS: '3' }), { logger: new Logger('silent') }, () => undefined);
+    const { port } = new URL(server.url);
+    const held = await Promise.all(
+      Array.from({ length: 3 }, () => new Promise<Socket>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => resolve(socket));
+        socket.on('error', reject);
+      })),
+    );
+    // Idle sockets of someone else's: the next connection is closed without an answer.
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+    held.pop()!.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    for (const socket of held) socket.destroy();
+    await server.close();
+
+    expect(maxConnectionsFor('Max open files            20000                20000                files     \n')).toBe(10_000);
+    expect(maxConnectionsFor('Max open files            1024                 524288               files     \n')).toBe(768);
+    expect(maxConnectionsFor('Max open files            200                  200                  files     \n')).toBe(64);
+    expect(maxConnectionsFor('Max open files            unlimited            unlimited            files     \n')).toBe(10_000);
+    expect(maxConnectionsFor(undefined)).toBe(1_000);
   });
 });
 

@@ -43,6 +43,11 @@ export interface Config {
   readonly tokenizeLimit: number;
   /** The most distinct tokens one POST /detokenize may name. */
   readonly detokenizeLimit: number;
+  /**
+   * The most connections served at once (SVC_MAX_CONNECTIONS); past it a new one is closed at once, so idle sockets
+   * held open by anyone cannot take every file descriptor the process has (its store, its outbound calls).
+   */
+  readonly maxConnections: number;
   /** Milliseconds a shutdown waits for responses in progress before it cuts their connections. */
   readonly shutdownTimeoutMs: number;
   /** How long the proxy waits for a destination's answer (SVC_PROXY_TIMEOUT) unless a proxy sets its own. */

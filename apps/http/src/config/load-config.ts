@@ -292,5 +292,30 @@ export function loadConfig(env: Env = process.env): Config {
     outboundCaPem: outboundCa(env),
     tokenizeLimit: integer(env, 'SVC_TOKENIZE_LIMIT', 100, 1, 10_000),
     detokenizeLimit: integer(env, 'SVC_DETOKENIZE_LIMIT', 100, 1, 10_000),
+    maxConnections: integer(env, 'SVC_MAX_CONNECTIONS', defaultMaxConnections(), 1, 1_000_000),
   };
+}
+
+/**
+ * The process's open-file limit less 256 for its own files and outbound calls, between 64 and 10,000; 1,000 where the
+ * limit cannot be read (no /proc). Held idle, 20,000 sockets took every descriptor of a server allowed 20,000.
+ */
+function defaultMaxConnections(): number {
+  return maxConnectionsFor(readProcLimits());
+}
+
+/** The default of SVC_MAX_CONNECTIONS for a `/proc/self/limits` text (undefined: none could be read). */
+export function maxConnectionsFor(limits: string | undefined): number {
+  const soft = /^Max open files\s+(\d+|unlimited)\s/m.exec(limits ?? '')?.[1];
+  if (soft === undefined) return 1_000;
+  if (soft === 'unlimited') return 10_000;
+  return Math.min(10_000, Math.max(64, Number(soft) - 256));
+}
+
+function readProcLimits(): string | undefined {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return undefined;
+  }
 }
