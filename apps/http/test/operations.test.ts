@@ -181,12 +181,39 @@ describe('rate limits (SVC_RATE_LIMIT)', () => {
     const fromBrowser = await as(h.app, key).get('/tokens').set('Origin', 'https://shop.example.com').expect(429);
     expect(String(fromBrowser.headers['access-control-expose-headers']).toLowerCase()).toContain('retry-after');
     await as(h.app, other).get('/tokens').expect(200);
-    // A wrong key is limited by its own value too, before it is looked up; no key at all is left to authentication.
+    // A wrong key is limited by its own value too, before it is looked up; no key at all is left to authentication,
+    // whose refusals are limited per address (below): this address has had its three.
     for (let i = 0; i < 3; i++) await as(h.app, 'key_pvt_wrong').get('/tokens').expect(401);
     await as(h.app, 'key_pvt_wrong').get('/tokens').expect(429);
-    await request(h.app).get('/tokens').expect(401);
+    await request(h.app).get('/tokens').expect(429);
     await request(h.app).get('/healthz').expect(200);
     await as(h.app, key).get('/healthz').expect(200);
+  });
+
+  it('limits the refusals (401) of one address too, made-up keys and none alike, recording none past the limit', async () => {
+    // Each refusal is an audit event kept a year; made-up keys, each its own bucket of the per-key limit, grew the
+    // store 7.5 MB a second from one client.
+    const h = await harness({ SVC_RATE_LIMIT: '3/1m' });
+    const key = await privateKey(h, 'token:read');
+    const systemEvents = async (): Promise<number> => {
+      await h.settleAudit();
+      return (await h.store.auditLog.list('system', {}, { page: 1, size: 1 })).total;
+    };
+    const before = await systemEvents();
+    for (let i = 0; i < 3; i++) await as(h.app, `key_pvt_madeUp${i}`).get('/tokens').expect(401);
+    expect(await systemEvents()).toBe(before + 3);
+    for (const made of ['key_pvt_madeUp9', undefined]) {
+      const call = made ? as(h.app, made).get('/tokens/some-id') : request(h.app).post('/tokens').send({});
+      const limited = await call.expect(429);
+      expect(limited.headers['content-type']).toContain('application/problem+json');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect(limited.body.detail).toMatch(/refused for want of a valid API key/);
+    }
+    expect(await systemEvents()).toBe(before + 3);
+    // A valid key from the same address is not held back; a wrong one is refused again once the window has passed.
+    await as(h.app, key).get('/tokens').expect(200);
+    h.clock.advance(61_000);
+    await as(h.app, 'key_pvt_madeUp10').get('/tokens').expect(401);
   });
 
   it('is off by default, and refuses a malformed setting at start-up', () => {

@@ -29,7 +29,7 @@ import { docsRoutes } from './routes/docs.routes';
 import { consoleRoutes } from './routes/console.routes';
 import { edgeHeaders } from './trace';
 import { cors } from './cors';
-import { healthRoutes, measureRequests, metricsRoute, rateLimit, type Readiness } from './operations';
+import { healthRoutes, measureRequests, metricsRoute, rateLimit, type Readiness, RefusalLimit } from './operations';
 import type { Metrics } from '../metrics';
 
 /** The Express application over a built container. */
@@ -90,6 +90,7 @@ export function createApp(container: DependencyContainer): Express {
   if (metrics) metricsRoute(app, metrics, config.metrics.token);
   app.use(notFoundHandler);
   const store = container.resolve<Store>(TOKENS.Store);
-  app.use(errorHandler(logger, edgeAudit, { faultOf: (error) => store.fault?.(error), readiness: container.resolve<Readiness>(TOKENS.Readiness) }));
+  const refusals = config.rateLimit ? new RefusalLimit(config.rateLimit, () => clock.now().getTime()) : undefined;
+  app.use(errorHandler(logger, edgeAudit, { faultOf: (error) => store.fault?.(error), readiness: container.resolve<Readiness>(TOKENS.Readiness) }, refusals));
   return app;
 }

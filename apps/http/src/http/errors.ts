@@ -1,6 +1,6 @@
 import type { StoreFault } from '@svc/core';
 import type { EdgeAudit } from './audit-edge';
-import { FULL_DISK_HOLD_MS, type Readiness } from './operations';
+import { FULL_DISK_HOLD_MS, type Readiness, type RefusalLimit } from './operations';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger';
 import { bodyParserProblem } from './json-body';
@@ -20,7 +20,7 @@ export interface StoreFaults {
   readonly readiness: Readiness;
 }
 
-export function errorHandler(logger: Logger, audit?: EdgeAudit, faults?: StoreFaults) {
+export function errorHandler(logger: Logger, audit?: EdgeAudit, faults?: StoreFaults, refusals?: RefusalLimit) {
   return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) {
       next(error);
@@ -28,6 +28,16 @@ export function errorHandler(logger: Logger, audit?: EdgeAudit, faults?: StoreFa
     }
     const instance = req.path;
     const problem = problemFor(error, instance) ?? problemFor(malformedPath(error, req) ?? bodyParserProblem(error), instance);
+    const wait = problem?.status === 401 ? refusals?.refused(req.socket.remoteAddress ?? '') : undefined;
+    if (wait !== undefined) {
+      res.setHeader('Retry-After', String(wait));
+      sendProblem(res, {
+        ...HTTP_PROBLEMS.tooManyRequests,
+        detail: `Too many requests from this address were refused for want of a valid API key (${refusals!.describe()}, SVC_RATE_LIMIT); wait before trying again.`,
+        instance,
+      });
+      return;
+    }
     if (problem) {
       audit?.failed(req, res, problem.status);
       sendProblem(res, problem);

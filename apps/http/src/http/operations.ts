@@ -132,6 +132,41 @@ export function measureRequests(metrics: Metrics, then: RequestHandler): Request
 /** Probes and metrics: never limited, whatever headers come with them. */
 const UNLIMITED = new Set(['/healthz', '/readyz', '/metrics']);
 
+/**
+ * With SVC_RATE_LIMIT, the requests refused for want of a valid key (401) are limited per client address as well,
+ * counted when they are refused: past the limit within the window, such a request is answered 429 and recorded in no
+ * audit event. Every refusal is an event (beyond.md §5), about 2 KB of store each, kept a year: without this, one
+ * client sending made-up keys (each its own bucket of the per-key limit) grew the store 7.5 MB a second. Requests with
+ * a valid key are never held back by it.
+ */
+export class RefusalLimit {
+  private readonly seen = new Map<string, { count: number; until: number }>();
+
+  constructor(
+    private readonly limit: { readonly points: number; readonly windowMs: number },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Counts one refusal from `address`: the seconds to wait when it is past the limit, undefined otherwise. */
+  refused(address: string): number | undefined {
+    const now = this.now();
+    let entry = this.seen.get(address);
+    if (!entry || entry.until <= now) {
+      this.seen.delete(address);
+      // At most 10,000 addresses remembered: the oldest window is forgotten first.
+      if (this.seen.size >= 10_000) this.seen.delete(this.seen.keys().next().value!);
+      entry = { count: 0, until: now + this.limit.windowMs };
+      this.seen.set(address, entry);
+    }
+    entry.count++;
+    return entry.count > this.limit.points ? Math.max(1, Math.ceil((entry.until - now) / 1000)) : undefined;
+  }
+
+  describe(): string {
+    return `${this.limit.points} per ${this.limit.windowMs / 1000} s`;
+  }
+}
+
 export function rateLimit(limit: { readonly points: number; readonly windowMs: number }): RequestHandler {
   const limiter = new RateLimiterMemory({ points: limit.points, duration: limit.windowMs / 1000 });
   return async (req: Request, res: Response, next: NextFunction) => {
