@@ -3,7 +3,7 @@ import { sqliteFault } from '@svc/sqlite';
 import request from 'supertest';
 import { connect, type Socket } from 'node:net';
 import { loadConfig, maxConnectionsFor } from '../src/config/load-config';
-import type { Readiness } from '../src/http/operations';
+import { addressKey, type Readiness, RefusalLimit } from '../src/http/operations';
 import { Logger } from '../src/logger';
 import { startServer } from '../src/server';
 import { TOKENS } from '../src/tokens';
@@ -214,6 +214,23 @@ describe('rate limits (SVC_RATE_LIMIT)', () => {
     await as(h.app, key).get('/tokens').expect(200);
     h.clock.advance(61_000);
     await as(h.app, 'key_pvt_madeUp10').get('/tokens').expect(401);
+  });
+
+  it('counts refusals by IPv4 address or IPv6 /64, and never on the probes or /metrics', () => {
+    expect(addressKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('2001:db8:0:0:ffff::9')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('2001:0db8:0000:0000:1:2:3:4')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('2001:db8:1::1')).toBe('2001:db8:1:0::/64');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    const limit = new RefusalLimit({ points: 5, windowMs: 10_000 }, () => 0);
+    // Twenty thousand addresses of one /64 are one client.
+    const answers = Array.from({ length: 20_000 }, (_, i) => limit.refused(`2001:db8::${i.toString(16)}`, '/tokens'));
+    expect(answers.filter((a) => a === undefined)).toHaveLength(5);
+    expect(limit.refused('2001:db8::1', '/metrics')).toBeUndefined();
+    expect(limit.refused('2001:db8:0:1::1', '/tokens')).toBeUndefined();
   });
 
   it('is off by default, and refuses a malformed setting at start-up', () => {

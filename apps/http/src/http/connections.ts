@@ -11,6 +11,9 @@ import { HTTP_PROBLEMS, type Problem } from './problem';
  * `Connection: close` (Node then closes its connection), answer requests that arrive meanwhile with a 503, and close
  * a connection whose last response went out before the drain began as soon as that response is done.
  */
+/** How long a new connection may stay silent before its first byte (see Connections). */
+export const SILENT_CONNECTION_MS = 10_000;
+
 export class Connections {
   private readonly open = new Map<Duplex, Set<ServerResponse>>();
   /**
@@ -25,14 +28,26 @@ export class Connections {
   /** The app, once the vault is ready; until then requests get a 503 (the socket is bound before the store opens). */
   private app: RequestListener | undefined;
 
+  /** Connections that have begun a request: until then one is closed once silent for `silentMs`. */
+  private readonly begun = new WeakSet<Duplex>();
+
   constructor(
     readonly server: Server,
     private readonly logger: Logger,
+    /**
+     * How long a connection may stay silent before its first request. Node times out a request begun and a
+     * keep-alive connection between requests, but not a connection that never sends a byte: held open, such sockets
+     * kept their place under SVC_MAX_CONNECTIONS for good, and refused everyone else, probes included.
+     */
+    silentMs = SILENT_CONNECTION_MS,
   ) {
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.handle(req, res));
     server.on('connection', (socket: Socket) => {
       this.open.set(socket, new Set());
       socket.once('close', () => this.open.delete(socket));
+      // Node's own timeout listener destroys the socket when it fires with no request to tell; the first request
+      // clears it (handle), handing the connection to Node's timeouts (headers, request, keep-alive).
+      socket.setTimeout(silentMs);
     });
     server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => this.clientError(error, socket));
     // Node answers an Expect other than 100-continue with a bare 417 unless someone listens; answer it as a problem.
@@ -52,6 +67,10 @@ export class Connections {
 
   /** Tracks the response, then hands the request to the app, or refuses it while starting or draining. */
   private handle(req: IncomingMessage, res: ServerResponse): void {
+    if (!this.begun.has(req.socket)) {
+      this.begun.add(req.socket);
+      req.socket.setTimeout(0);
+    }
     const pending = this.open.get(req.socket);
     pending?.add(res);
     // During the drain a connection turns idle when its response is done (one that went out with keep-alive

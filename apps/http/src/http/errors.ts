@@ -28,7 +28,7 @@ export function errorHandler(logger: Logger, audit?: EdgeAudit, faults?: StoreFa
     }
     const instance = req.path;
     const problem = problemFor(error, instance) ?? problemFor(malformedPath(error, req) ?? bodyParserProblem(error), instance);
-    const wait = problem?.status === 401 ? refusals?.refused(req.socket.remoteAddress ?? '') : undefined;
+    const wait = problem?.status === 401 ? refusals?.refused(req.socket.remoteAddress ?? '', req.path) : undefined;
     if (wait !== undefined) {
       res.setHeader('Retry-After', String(wait));
       sendProblem(res, {

@@ -147,8 +147,14 @@ export class RefusalLimit {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Counts one refusal from `address`: the seconds to wait when it is past the limit, undefined otherwise. */
-  refused(address: string): number | undefined {
+  /**
+   * Counts one refusal from `address` on `path`: the seconds to wait when it is past the limit, undefined otherwise.
+   * An IPv6 address counts by its /64 (a client is given one, and could send from any of its addresses), an
+   * IPv4-mapped one as the IPv4 address; the probes and `/metrics` are never limited.
+   */
+  refused(address: string, path: string): number | undefined {
+    if (UNLIMITED.has(path)) return undefined;
+    address = addressKey(address);
     const now = this.now();
     let entry = this.seen.get(address);
     if (!entry || entry.until <= now) {
@@ -165,6 +171,18 @@ export class RefusalLimit {
   describe(): string {
     return `${this.limit.points} per ${this.limit.windowMs / 1000} s`;
   }
+}
+
+/** What refusals are counted by: an IPv4 address, or the /64 of an IPv6 one. */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(':')) return address;
+  const [head = '', tail] = address.split('%')[0]!.toLowerCase().split('::');
+  const front = head === '' ? [] : head.split(':');
+  const back = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? front : [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill('0'), ...back];
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
 export function rateLimit(limit: { readonly points: number; readonly windowMs: number }): RequestHandler {

@@ -105,8 +105,8 @@ export class ExpressionEngine {
    * not the data sliced, reversed, split and joined, or appended to an alias, each of which would put it in an id
    * that every reader and the audit log see in the clear.
    */
-  requireAlias(field: string, template: string): void {
-    const parsed = this.parse(field, template);
+  requireAlias(field: string, template: string, budget?: WorkBudget): void {
+    const parsed = this.parse(field, template, budget);
     let aliases = 0;
     for (const part of parsed.templates) {
       if (part.token.kind === TokenKind.HTML) continue;

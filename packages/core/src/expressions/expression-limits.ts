@@ -17,7 +17,9 @@ export interface ExpressionLimits {
 }
 
 export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = {
-  parseLimit: 100_000,
+  // Real expressions are tens of characters. Reading one costs about 3 µs a character of dense tags, so 16,384 bound
+  // it to about 50 ms (100,000 let one public create spend 0.3-0.6 s reading an id expression it then refused).
+  parseLimit: 16_384,
   // Real expressions use tens of units; one pass over the data of the largest token a 1 MiB body can carry
   // (the `token` type's default fingerprint, `{{ data | stringify }}`) about 525 000. The costliest units
   // measured (JSONPath over a large token) take about 0.4 µs, so no render goes much past 0.3 s. An empty

@@ -177,3 +177,15 @@ describe('reading a template', () => {
     for (let i = 0; i < 2; i++) expect(roomy.render('mask', long, { data: 'x' })).toBe('ax'.repeat(100));
   });
 });
+
+describe('an id expression checked for being an alias', () => {
+  it('pays for reading it from the budget it is given, before it is read', () => {
+    const template = `ref-{{ data | alias_preserve_length }}${'x'.repeat(4_000)}`;
+    expect(() => engine.requireAlias('id', template, new WorkBudget(8 * template.length - 1))).toThrow(ValidationError);
+    expect(() => engine.requireAlias('id', template, new WorkBudget(8 * template.length))).not.toThrow();
+  });
+
+  it('is refused past the length any expression may have (16,384 characters), unread', () => {
+    expect(() => engine.requireAlias('id', `{{ data | alias_card }}${'{{1}}'.repeat(3_300)}`)).toThrow(ValidationError);
+  });
+});

@@ -182,7 +182,7 @@ export class CreateToken {
   private tokenId(requested: string | undefined, type: TokenTypeName, data: unknown, budget: WorkBudget): string {
     if (requested === undefined) return this.deps.ids.next();
     if (!ExpressionEngine.isExpression(requested)) return validateTokenId(requested);
-    this.deps.expressions.requireAlias('id', requested);
+    this.deps.expressions.requireAlias('id', requested, budget);
     const visible = withoutCvc(type, data);
     const id = validateTokenId(this.deps.expressions.render('id', requested, { data: visible }, budget));
     // Ids are stored and shown in the clear: an expression must make an alias, not copy the data (or any text in it,
