@@ -86,11 +86,12 @@ export function createApp(container: DependencyContainer): Express {
   consoleRoutes(app);
   // Probes and metrics take no API key, and are never rate limited. They come after the API's routes, which every
   // request would otherwise test them against first.
-  healthRoutes(app, container.resolve<Store>(TOKENS.Store), container.resolve<Readiness>(TOKENS.Readiness));
+  const store = container.resolve<Store>(TOKENS.Store);
+  const readiness = container.resolve<Readiness>(TOKENS.Readiness);
+  healthRoutes(app, store, readiness);
   if (metrics) metricsRoute(app, metrics, config.metrics.token);
   app.use(notFoundHandler);
-  const store = container.resolve<Store>(TOKENS.Store);
   const refusals = config.rateLimit ? new RefusalLimit(config.rateLimit, () => clock.now().getTime()) : undefined;
-  app.use(errorHandler(logger, edgeAudit, { faultOf: (error) => store.fault?.(error), readiness: container.resolve<Readiness>(TOKENS.Readiness) }, refusals));
+  app.use(errorHandler(logger, edgeAudit, { faultOf: (error) => store.fault?.(error), readiness }, refusals));
   return app;
 }

@@ -5,15 +5,15 @@ import type { Logger } from '../logger';
 import { answerAndClose, parserProblem } from './parser-errors';
 import { HTTP_PROBLEMS, type Problem } from './problem';
 
+/** How long a new connection may stay silent before its first request (see Connections). */
+export const SILENT_CONNECTION_MS = 10_000;
+
 /**
  * The server's connections, each with its responses not yet finished, so that a shutdown can drain them: stop
  * listening, close idle keep-alive connections at once, let every response in progress finish with
  * `Connection: close` (Node then closes its connection), answer requests that arrive meanwhile with a 503, and close
  * a connection whose last response went out before the drain began as soon as that response is done.
  */
-/** How long a new connection may stay silent before its first byte (see Connections). */
-export const SILENT_CONNECTION_MS = 10_000;
-
 export class Connections {
   private readonly open = new Map<Duplex, Set<ServerResponse>>();
   /**

@@ -10,16 +10,16 @@ export function sendProblem(res: Response, problem: Problem): void {
   res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem));
 }
 
-/**
- * The single error middleware: domain and edge errors become problem+json; anything else is a 500 that carries
- * only the correlation id, and is logged by class and stack (never with request data).
- */
 /** What the store can say about its own failures, and where a fault is reported (GET /readyz). */
 export interface StoreFaults {
   readonly faultOf: (error: unknown) => StoreFault | undefined;
   readonly readiness: Readiness;
 }
 
+/**
+ * The single error middleware: domain and edge errors become problem+json; anything else is a 500 that carries
+ * only the correlation id, and is logged by class and stack (never with request data).
+ */
 export function errorHandler(logger: Logger, audit?: EdgeAudit, faults?: StoreFaults, refusals?: RefusalLimit) {
   return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) {

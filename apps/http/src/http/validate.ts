@@ -15,11 +15,13 @@ function issuesToErrors(issues: readonly z.core.$ZodIssue[]): Record<string, str
   let more = 0;
   const add = (path: readonly PropertyKey[], message: string): void => {
     const key = fieldPath(path) || 'body';
-    if (!(key in errors) && fields >= MAX_FIELD_ERRORS) {
-      more++;
-      return;
+    if (!(key in errors)) {
+      if (fields >= MAX_FIELD_ERRORS) {
+        more++;
+        return;
+      }
+      fields++;
     }
-    if (!(key in errors)) fields++;
     (errors[key] ??= []).push(message);
   };
   for (const issue of issues) {

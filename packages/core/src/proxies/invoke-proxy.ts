@@ -145,7 +145,6 @@ function withinDepth(value: unknown, bound: number): boolean {
   return true;
 }
 
-/** A request body being reworked: the parsed form its kind allows, or the bytes as they came. */
 /** The values of a call's tokenize steps, checked and waiting for their tokens, and where each goes. */
 interface PendingTokens {
   readonly items: TokenizeItem[];
@@ -162,6 +161,7 @@ function nested(a: JsonPath, b: JsonPath): boolean {
   return true;
 }
 
+/** A request body being reworked: the parsed form its kind allows, or the bytes as they came. */
 interface WorkingBody {
   kind: BodyKind;
   /** The JSON value, the form's pairs, or the text; undefined for no body and for opaque bytes. */
