@@ -73,6 +73,22 @@ describe('detokenization grammar', () => {
     );
   });
 
+  it('finds exactly the brace pairs the regex /\\{\\{([^{}]*)\\}\\}/g finds (the scanner against its model)', () => {
+    const pieces = fc.constantFrom('{{', '}}', '{', '}', '{{{', '}}}', ' ', 'a', '|', 'json', ':', 'token', "'", '$.x');
+    fc.assert(
+      fc.property(
+        fc.array(pieces, { maxLength: 24 }).map((p) => p.join('')),
+        (t) => {
+          const model = [...t.matchAll(/\{\{([^{}]*)\}\}/g)]
+            .filter((m) => readDetokenization(m[0]).expressions.length === 1)
+            .map((m) => [m.index, m.index + m[0].length]);
+          expect(readDetokenization(t).expressions.map((e) => [e.start, e.end])).toEqual(model);
+        },
+      ),
+      { seed: SEED, numRuns: RUNS * 4 },
+    );
+  });
+
   it('reads a long text in linear time (no backtracking blow-up on many braces)', () => {
     const hostile = `${'{{ '.repeat(20_000)}${'a |'.repeat(20_000)}`;
     expect(readDetokenization(hostile).expressions).toEqual([]);
