@@ -65,6 +65,26 @@ describe('the proxy over HTTP', () => {
       expect(dest.received[1]!.body).toBe(`pay with ${VISA} now`);
     });
 
+    it('rewrites only the form values that held tokens: the other pairs go as written, bytes of another charset too', async () => {
+      await setUp();
+      const id = await card();
+      const form = `name=Jos%E9&card={{ ${id} }}&n=1+2&&n=%2A&?q=%7e`;
+      await proxy().post().set('Content-Type', 'application/x-www-form-urlencoded; charset=iso-8859-1').send(form).expect(201);
+      expect(dest.received[0]!.body).toBe(`name=Jos%E9&card=${VISA}&n=1+2&&n=%2A&?q=%7e`);
+      // A value the proxy would rewrite must read back as sent: with bytes that are not UTF-8 it is a 400, never sent.
+      const refused = await proxy().post().set('Content-Type', 'application/x-www-form-urlencoded').send(`card=Jos%E9+{{ ${id} }}`).expect(400);
+      expect(Object.keys(refused.body.errors)).toEqual(['body']);
+      expect(dest.received).toHaveLength(1);
+    });
+
+    it('writes a JSON object with a repeated key once, as it was read, its large numbers kept', async () => {
+      await setUp();
+      const id = await card();
+      const text = `{"id":"x","id":"{{ ${id} }}","amount":12345678901234567891,"big":1e400,"f":1.50}`;
+      await proxy().post().set('Content-Type', 'application/json').send(text).expect(201);
+      expect(dest.received[0]!.body).toBe(`{"id":"${VISA}","amount":12345678901234567891,"big":1e400,"f":1.50}`);
+    });
+
     it('forwards headers except hop-by-hop ones, the API key and SVC-PROXY-*; bodies without tokens pass byte for byte', async () => {
       await setUp();
       const raw = '{ "a" : 1,\n "b": [1, 2] }';
@@ -210,6 +230,13 @@ describe('the proxy over HTTP', () => {
       expect(listed.text).not.toContain(created.body.key);
       const patched = await mgmt().patch(`/proxies/${created.body.id}`).set('Content-Type', 'application/merge-patch+json').send({ name: 'Renamed' }).expect(200);
       expect(patched.body).toEqual(expect.objectContaining({ name: 'Renamed', destination_url: `https://127.0.0.1:${dest.port}/v1`, configuration: { API_KEY: 'sk_live_secret_value' } }));
+      // A JSON null is a body and no proxy (RFC 7386 would replace the whole proxy with it): a 400, nothing changed.
+      for (const type of ['application/merge-patch+json', 'application/json']) {
+        const refused = await mgmt().patch(`/proxies/${created.body.id}`).set('Content-Type', type).send('null').expect(400);
+        expect(Object.keys(refused.body.errors)).toEqual(['body']);
+      }
+      await mgmt().put(`/proxies/${created.body.id}`).set('Content-Type', 'application/json').send('null').expect(400);
+      expect((await mgmt().get(`/proxies/${created.body.id}`).expect(200)).body).toEqual(patched.body);
       const other = await h.createTenant('Other');
       await as(h.app, other.management.key).get(`/proxies/${created.body.id}`).expect(404);
       await as(h.app, other.management.key).delete(`/proxies/${created.body.id}`).expect(404);

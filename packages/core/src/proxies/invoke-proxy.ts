@@ -9,6 +9,7 @@ import { requirePermission } from '../auth/authorize';
 import type { Keyring } from '../crypto/keyring';
 import type { Detokenize } from '../detokenization/detokenize';
 import { asText, readDetokenization } from '../detokenization/grammar';
+import { decodeStrictly, rawValueOf, type ReadForm, readForm, rewriteFormText } from './form-text';
 import type { ExpressionEngine } from '../expressions';
 import { ExpressionError } from '../expressions/expression-error';
 import { OutboundError, type OutboundHttp, type OutboundStream } from '../outbound/outbound-http';
@@ -170,6 +171,8 @@ interface WorkingBody {
   changed: boolean;
   /** A JSON body's text and the value it parsed to, so that what no transform changed is sent as it came. */
   json?: { readonly text: string; readonly value: unknown };
+  /** A form body's pairs as written, so that the values no transform changed are sent as they came. */
+  form?: ReadForm;
 }
 
 /**
@@ -308,12 +311,16 @@ export class InvokeProxy {
       }
       body.json = { text, value: body.value };
     } else if (body.kind === 'form') {
-      const form: Record<string, string | string[]> = Object.create(null);
-      for (const [name, value] of new URLSearchParams(text)) {
-        const seen = form[name];
-        form[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+      const form = readForm(text);
+      // A value the proxy may rewrite must read back as sent: bytes that are not UTF-8 (a form in another charset)
+      // would go on as U+FFFD.
+      for (const pair of form.pairs) {
+        if (readDetokenization(pair.value).expressions.length > 0 && decodeStrictly(rawValueOf(pair)) === undefined) {
+          throw ValidationError.field('body', 'A form value holds a detokenization expression and percent-encoded bytes that are not UTF-8: the proxy rewrites only UTF-8 form values.');
+        }
       }
-      body.value = form;
+      body.value = form.fields;
+      body.form = form;
     } else {
       body.value = text;
     }
@@ -324,6 +331,8 @@ export class InvokeProxy {
     if (!body.changed) return body.bytes;
     if (body.kind === 'json') return body.json ? rewriteJsonText(body.json.text, body.json.value, body.value) : JSON.stringify(body.value);
     if (body.kind === 'form') {
+      const rewritten = body.form && rewriteFormText(body.form, body.value as Record<string, unknown>, asText);
+      if (rewritten !== undefined) return rewritten;
       const params = new URLSearchParams();
       for (const [name, value] of Object.entries(body.value as Record<string, string | string[]>)) {
         for (const one of Array.isArray(value) ? value : [value]) params.append(name, asText(one));

@@ -65,8 +65,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 /**
  * `text` (which parsed to `before`) written out as `after`: every part of `after` equal to the same part of `before`
- * is copied from the text, the rest written with JSON.stringify. Members are matched by key or index; an object with
- * a repeated key, or one whose keys changed, is written whole.
+ * is copied from the text, the rest written with JSON.stringify. Members are matched by key or index; an object whose
+ * keys changed is written whole, and one with a repeated key (that changed) without the values JSON.parse dropped.
  */
 export function rewriteJsonText(text: string, before: unknown, after: unknown): string {
   const write = (span: Span, was: unknown, now: unknown): string => {
@@ -75,10 +75,19 @@ export function rewriteJsonText(text: string, before: unknown, after: unknown): 
       return join(span, span.members.map((m, index) => write(m.span, was[index], now[index])));
     }
     if (span.kind === 'object' && isObject(was) && isObject(now)) {
-      const keys = span.members.map((m) => m.key!);
-      const same =
-        new Set(keys).size === keys.length && Object.keys(now).length === keys.length && keys.every((k) => Object.hasOwn(now, k) && Object.hasOwn(was, k));
-      if (same) return join(span, span.members.map((m) => write(m.span, was[m.key!], now[m.key!])));
+      // JSON.parse keeps a repeated key where it first appears, with the value it last had.
+      const last = new Map<string, Span>();
+      for (const m of span.members) last.set(m.key!, m.span);
+      const same = Object.keys(now).length === last.size && [...last.keys()].every((k) => Object.hasOwn(now, k) && Object.hasOwn(was, k));
+      if (same && last.size === span.members.length) return join(span, span.members.map((m) => write(m.span, was[m.key!], now[m.key!])));
+      // A repeated key in an object that changed is written once, as JSON.parse read it (a destination reading its
+      // first value would otherwise read one the proxy never saw); the values are still written by member, so their
+      // numbers keep their digits. Nothing in it changed: it goes as it came.
+      if (same) {
+        const written = [...last].map(([k, at]) => ({ k, at, text: write(at, was[k], now[k]) }));
+        if (written.every((w) => w.text === text.slice(w.at.start, w.at.end))) return text.slice(span.start, span.end);
+        return `{${written.map((w) => `${JSON.stringify(w.k)}:${w.text}`).join(',')}}`;
+      }
     }
     return JSON.stringify(now);
   };
