@@ -34,7 +34,7 @@ describe('form bodies, read and rewritten', () => {
 
   it('writes changed values anew and copies every other pair as it was written', () => {
     fc.assert(
-      fc.property(formText, fc.func(fc.oneof(fc.string(), fc.constant('x y&z=1')), { depthSize: 'small' }), (text, f) => {
+      fc.property(formText, fc.func(fc.oneof(fc.string(), fc.constant('x y&z=1'))), (text, f) => {
         const form = readForm(text);
         const change = (v: string): string => (v.length % 2 === 1 ? f(v) : v);
         const fields = Object.fromEntries(Object.entries(form.fields).map(([k, v]) => [k, Array.isArray(v) ? v.map(change) : change(v)]));
