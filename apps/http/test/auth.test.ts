@@ -93,6 +93,8 @@ describe('the HTTP edge', () => {
     expect(given.headers['svc-trace-id']).toBe('abc-123');
     const bt = await as(h.app, h.key).get('/applications/key').set('BT-TRACE-ID', 'bt-9').expect(200);
     expect(bt.headers['svc-trace-id']).toBe('bt-9');
+    // Response headers are SVC-* only (beyond.md): the BT-* alias is read, never answered.
+    expect(bt.headers['bt-trace-id']).toBeUndefined();
     const made = await as(h.app, h.key).get('/applications/key').expect(200);
     expect(made.headers['svc-trace-id']).toMatch(/^[0-9a-f-]{36}$/);
   });

@@ -21,7 +21,7 @@ export function cors(origins: readonly string[] | '*') {
       res.setHeader('Access-Control-Allow-Origin', origin);
       res.setHeader('Vary', 'Origin');
     }
-    res.setHeader('Access-Control-Expose-Headers', 'SVC-TRACE-ID, BT-TRACE-ID, SVC-IDEMPOTENT-REPLAYED, Retry-After');
+    res.setHeader('Access-Control-Expose-Headers', 'SVC-TRACE-ID, SVC-IDEMPOTENT-REPLAYED, Retry-After');
     if (req.method === 'OPTIONS' && req.get('access-control-request-method')) {
       res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
       res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);

@@ -5,7 +5,7 @@ import { hasKeyLike } from '../logger';
 const TRACE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Echoes the caller's correlation id (SVC-TRACE-ID, or BT-TRACE-ID) or creates one, on every response, and marks
+ * Echoes the caller's correlation id (SVC-TRACE-ID, or BT-TRACE-ID) in SVC-TRACE-ID, or creates one, on every response, and marks
  * every response as not cacheable and not to be sniffed: token data must never sit in a shared cache.
  */
 export function edgeHeaders(req: Request, res: Response, next: NextFunction): void {
@@ -14,8 +14,8 @@ export function edgeHeaders(req: Request, res: Response, next: NextFunction): vo
   // replaced, never stored.
   const id = incoming && TRACE_ID.test(incoming) && !hasKeyLike(incoming) ? incoming : randomUUID();
   res.locals.traceId = id;
+  // Answered in SVC-TRACE-ID only, whichever header it came in: response headers are SVC-* (beyond.md, conventions).
   res.setHeader('SVC-TRACE-ID', id);
-  if (req.get('bt-trace-id') !== undefined) res.setHeader('BT-TRACE-ID', id);
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   next();

@@ -96,7 +96,8 @@ function toInput(body: ProxyBody): ProxyInput {
 
 /** Pre-configured proxies (beyond.md §7): CRUD with management keys. */
 export function proxiesRoutes(router: IRouter, auth: RequestHandler, useCases: ProxyUseCases, parsers: ProxyRouteParsers): void {
-  const body = (req: Request) => toInput(validate(proxySchema, req.body ?? {}));
+  // No body reads as an empty one (the schema names what is missing); a JSON `null` is a body, and not an object.
+  const body = (req: Request) => toInput(validate(proxySchema, req.body === undefined ? {} : req.body));
 
   router.post('/proxies', auth, requires('proxy:create'), parsers.json, async (req, res) => {
     sendJson(res, 201, presentProxy(await useCases.create.execute(actorOf(res), body(req), keepWithWrite(res, 201, presentProxy))));
@@ -238,7 +239,10 @@ const ORIGIN_BOUND = new Set([
   'refresh',
 ]);
 
-/** Headers svc sets itself, whether or not it set them on this answer (the edge sets most on every answer). */
+/**
+ * Headers svc sets itself, whether or not it set them on this answer (the edge sets most on every answer), and the
+ * trace id's BT-* alias, which a caller would take for the vault's.
+ */
 const VAULT_SET = new Set(['bt-trace-id', 'cache-control', 'x-content-type-options']);
 
 /** svc's own: its namespace (SVC-*, the trace id among them), CORS, and the headers it sets. */
