@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import type { Handler, TestServer } from '@svc/outbound/testing';
 import { proxyHarness, useTestDestinations } from './proxy-fixture';
@@ -63,6 +64,27 @@ describe('the proxy over HTTP', () => {
       expect(new URLSearchParams(dest.received[0]!.body).get('other')).toBe('a b&c');
       await proxy().post().set('Content-Type', 'text/plain').send(`pay with {{${id}}} now`).expect(201);
       expect(dest.received[1]!.body).toBe(`pay with ${VISA} now`);
+    });
+
+    it('ends the call to the destination, and its socket, when the caller hangs up before the answer', async () => {
+      const closed: Array<Promise<void>> = [];
+      await setUp((_received, response) => {
+        closed.push(new Promise((resolve) => response.once('close', () => resolve())));
+        // Never answers: only the caller's hang-up can end this call before the proxy's 25 s timeout.
+      });
+      const vault = h.app.listen(0, '127.0.0.1');
+      await new Promise((resolve) => vault.once('listening', resolve));
+      try {
+        const headers = { 'SVC-API-KEY': backend, 'SVC-PROXY-URL': `https://127.0.0.1:${dest.port}/v1/charges`, 'Content-Type': 'application/json' };
+        const call = httpRequest({ host: '127.0.0.1', port: (vault.address() as AddressInfo).port, method: 'POST', path: '/proxy', headers });
+        call.on('error', () => undefined);
+        call.end('{"a":1}');
+        while (closed.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+        call.destroy();
+        await closed[0];
+      } finally {
+        vault.close();
+      }
     });
 
     it('rewrites only the form values that held tokens: the other pairs go as written, bytes of another charset too', async () => {

@@ -43,6 +43,11 @@ describe('UndiciOutboundHttp against local servers', () => {
 
   const get = (url: string, timeoutMs = 5000) => ({ method: 'GET', url, headers: {}, timeoutMs });
 
+  /** Resolves once `done` holds, polling every 10 ms. */
+  async function until(done: () => boolean): Promise<void> {
+    while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
   it('sends method, headers and body to an allowed destination and returns its answer', async () => {
     const server = await https();
     const response = await client(`127.0.0.1:${server.port}`).send({
@@ -260,6 +265,38 @@ describe('UndiciOutboundHttp against local servers', () => {
       expect((await failure(http.open({ ...get(`https://127.0.0.1:${silent.port}/`, 300), maxBodyBytes: 1024 }))).kind).toBe('timeout');
       const stream = await http.open({ ...get(`https://127.0.0.1:${stalling.port}/`, 300), maxBodyBytes: 1024 });
       expect((await failure(read(stream.body))).kind).toBe('timeout');
+    });
+
+    it('ends the exchange and closes its socket when the signal aborts, waiting for the head or reading the body', async () => {
+      const closed: Array<Promise<void>> = [];
+      const hanging = await https((_request, response) => {
+        closed.push(new Promise((resolve) => response.once('close', () => resolve())));
+        // The head never comes.
+      });
+      const trickling = await https((_request, response) => {
+        closed.push(new Promise((resolve) => response.once('close', () => resolve())));
+        response.writeHead(200);
+        response.write('partial');
+      });
+      const http = client('127.0.0.1');
+      // A timeout far past the test's own: only the abort can end these exchanges in time.
+      const waiting = new AbortController();
+      const opened = http.open({ ...get(`https://127.0.0.1:${hanging.port}/`, 60_000), maxBodyBytes: 1024, signal: waiting.signal });
+      await until(() => closed.length === 1);
+      waiting.abort();
+      expect((await failure(opened)).kind).toBe('unreachable');
+      await closed[0];
+      const reading = new AbortController();
+      const stream = await http.open({ ...get(`https://127.0.0.1:${trickling.port}/`, 60_000), maxBodyBytes: 1024, signal: reading.signal });
+      const body = read(stream.body);
+      reading.abort();
+      await failure(body);
+      await closed[1];
+      // Aborted before it began, nothing is sent.
+      const early = new AbortController();
+      early.abort();
+      expect((await failure(http.open({ ...get(`https://127.0.0.1:${trickling.port}/`), maxBodyBytes: 1024, signal: early.signal }))).kind).toBe('unreachable');
+      expect(trickling.received).toHaveLength(1);
     });
 
     it('cancel releases an answer not read to the end', async () => {

@@ -76,6 +76,15 @@ export class UndiciOutboundHttp implements OutboundHttp {
       throw new OutboundError('response_too_large', `The answer is larger than ${limit} bytes.`);
     }
     const source = response.body;
+    // The caller may still go away while the body arrives (or while the proxy reads it whole for a mask).
+    const onAbort = (): void => {
+      controller.abort();
+      source.destroy();
+    };
+    const signal = request.signal;
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    const release = (): void => signal?.removeEventListener('abort', onAbort);
     const toError = (error: unknown) => this.outboundError(error, false);
     async function* body(): AsyncGenerator<Uint8Array> {
       let size = 0;
@@ -88,6 +97,7 @@ export class UndiciOutboundHttp implements OutboundHttp {
       } catch (error) {
         throw toError(error);
       } finally {
+        release();
         source.destroy();
       }
     }
@@ -96,6 +106,7 @@ export class UndiciOutboundHttp implements OutboundHttp {
       headers: response.headers as OutboundStream['headers'],
       body: body(),
       cancel: () => {
+        release();
         controller.abort();
         source.destroy();
       },
@@ -115,12 +126,20 @@ export class UndiciOutboundHttp implements OutboundHttp {
     const controller = new AbortController();
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
         timedOut = true;
         controller.abort();
         reject(new OutboundError('timeout', 'The destination did not answer in time.'));
       }, request.timeoutMs);
+      // The caller's own abort ends the exchange as the deadline would: its socket is not held until the timeout.
+      onAbort = () => {
+        controller.abort();
+        reject(new OutboundError('unreachable', 'The call was abandoned by its caller.'));
+      };
+      if (request.signal?.aborted) onAbort();
+      else request.signal?.addEventListener('abort', onAbort, { once: true });
     });
     const exchange = work(decision.value.url, controller.signal);
     exchange.catch(() => undefined);
@@ -130,6 +149,7 @@ export class UndiciOutboundHttp implements OutboundHttp {
       throw this.outboundError(error, timedOut);
     } finally {
       clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onAbort!);
     }
   }
 

@@ -297,8 +297,10 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /**
- * The process's open-file limit less 256 for its own files and outbound calls, between 64 and 10,000; 1,000 where the
- * limit cannot be read (no /proc). Held idle, 20,000 sockets took every descriptor of a server allowed 20,000.
+ * Half the process's open-file limit less 256 for its own files and the webhooks' calls, between 64 and 10,000; 1,000
+ * where the limit cannot be read (no /proc). Half: each connection may hold a proxy call's socket to its destination
+ * besides its own. Held idle, 20,000 sockets took every descriptor of a server allowed 20,000; with the limit less
+ * 256, proxy calls to a slow destination took every descriptor too.
  */
 function defaultMaxConnections(): number {
   return maxConnectionsFor(readProcLimits());
@@ -309,7 +311,7 @@ export function maxConnectionsFor(limits: string | undefined): number {
   const soft = /^Max open files\s+(\d+|unlimited)\s/m.exec(limits ?? '')?.[1];
   if (soft === undefined) return 1_000;
   if (soft === 'unlimited') return 10_000;
-  return Math.min(10_000, Math.max(64, Number(soft) - 256));
+  return Math.min(10_000, Math.max(64, Math.floor((Number(soft) - 256) / 2)));
 }
 
 function readProcLimits(): string | undefined {

@@ -34,6 +34,12 @@ export interface OutboundRequest {
    * size, and `body` is empty. Default false.
    */
   readonly discardBody?: boolean | undefined;
+  /**
+   * Ends the exchange at once when it aborts, whether connecting, waiting for the answer or reading its body: the
+   * caller went away, and its socket to the destination must not outlive it until the timeout. It fails as
+   * `unreachable`.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface OutboundResponse {

@@ -12,7 +12,7 @@ import { asText, readDetokenization } from '../detokenization/grammar';
 import { decodeStrictly, rawValueOf, type ReadForm, readForm, rewriteFormText } from './form-text';
 import type { ExpressionEngine } from '../expressions';
 import { ExpressionError } from '../expressions/expression-error';
-import { OutboundError, type OutboundHttp, type OutboundStream } from '../outbound/outbound-http';
+import { OutboundError, type OutboundHttp, type OutboundRequest, type OutboundStream } from '../outbound/outbound-http';
 import type { OutboundPolicy } from '../outbound/outbound-policy';
 import type { Clock } from '../shared/clock';
 import {
@@ -50,6 +50,8 @@ export interface ProxyCall {
   readonly body: Uint8Array | undefined;
   /** The request's trace id, for the events it causes (a call without an API key has no actor to carry it). */
   readonly traceId?: string | undefined;
+  /** Aborts when the caller goes away: the call to the destination ends with it (OutboundRequest.signal). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** The destination's answer, to pass back. */
@@ -263,7 +265,7 @@ export class InvokeProxy {
 
     const timeoutMs = proxy?.timeoutSeconds !== undefined ? proxy.timeoutSeconds * 1000 : this.deps.timeoutMs;
     const started = Date.now();
-    const stream = await this.send(call.method, destination, headers, this.encodeBody(body), timeoutMs, urlField);
+    const stream = await this.send({ method: call.method, url: destination, headers, body: this.encodeBody(body), timeoutMs, signal: call.signal }, urlField);
     const message = `Proxy invoked; the destination answered ${stream.status}`;
     auditOf(this.deps).record(
       actor ?? application ?? anonymousCaller(proxy!, call.traceId),
@@ -439,9 +441,9 @@ export class InvokeProxy {
     return value;
   }
 
-  private async send(method: string, url: string, headers: Record<string, string>, body: Uint8Array | string | undefined, timeoutMs: number, urlField: string): Promise<OutboundStream> {
+  private async send(request: OutboundRequest, urlField: string): Promise<OutboundStream> {
     try {
-      return await this.deps.outbound.open({ method, url, headers, body, timeoutMs, maxBodyBytes: this.deps.bodyLimitBytes });
+      return await this.deps.outbound.open({ ...request, maxBodyBytes: this.deps.bodyLimitBytes });
     } catch (error) {
       if (!(error instanceof OutboundError)) throw error;
       switch (error.kind) {

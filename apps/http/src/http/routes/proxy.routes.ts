@@ -312,6 +312,12 @@ export function proxyRoutes(router: IRouter, auth: RequestHandler, useCases: Pro
   const handler = async (req: Request, res: Response) => {
     const proxyTarget = res.locals.proxyTarget as ProxyTarget | undefined;
     if (proxyTarget === undefined) throw ValidationError.field('SVC-PROXY-URL', 'Name the destination in SVC-PROXY-URL, or a pre-configured proxy in SVC-PROXY-KEY.');
+    // A caller that hangs up before the answer came ends the call to the destination (and its socket) at once: held
+    // until the timeout, abandoned calls took every file descriptor past SVC_MAX_CONNECTIONS.
+    const abandoned = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) abandoned.abort();
+    });
     const answer = await useCases.invoke.execute(proxyTarget, res.locals.actor, {
       method: req.method,
       path: pathSuffix(req.path),
@@ -319,6 +325,7 @@ export function proxyRoutes(router: IRouter, auth: RequestHandler, useCases: Pro
       headers: headerRecord(req),
       body: Buffer.isBuffer(req.body) ? req.body : undefined,
       traceId: res.locals.traceId as string | undefined,
+      signal: abandoned.signal,
     });
     await sendAnswer(res, answer);
   };
