@@ -20,6 +20,12 @@ const HOP_BY_HOP = new Set([
   'http2-settings',
 ]);
 
+/**
+ * Whether a header belongs to one connection: the hop-by-hop names, and every `Proxy-*` header (addressed to a proxy,
+ * which svc is: `Proxy-Authorization`, `Proxy-Status`…). Lower-case names.
+ */
+export const isHopByHop = (name: string): boolean => HOP_BY_HOP.has(name) || name.startsWith('proxy-');
+
 /** Never sent on: the caller's key, svc's proxy headers, and what the outbound client computes itself. */
 const NEVER_FORWARDED = new Set(['svc-api-key', 'bt-api-key', 'host', 'content-length']);
 
@@ -36,7 +42,7 @@ export function forwardedRequestHeaders(headers: Readonly<Record<string, string>
   const connection = namedByConnection(headers);
   const out: Record<string, string> = Object.create(null);
   for (const [name, value] of Object.entries(headers)) {
-    if (HOP_BY_HOP.has(name) || NEVER_FORWARDED.has(name) || isProxyHeader(name) || connection.has(name)) continue;
+    if (isHopByHop(name) || NEVER_FORWARDED.has(name) || isProxyHeader(name) || connection.has(name)) continue;
     out[name] = value;
   }
   return out;
@@ -56,7 +62,7 @@ export function answeredHeaders(headers: Readonly<Record<string, string | readon
   const out: Array<readonly [string, string]> = [];
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || connection.has(lower)) continue;
+    if (isHopByHop(lower) || connection.has(lower)) continue;
     if (rewritten && (lower === 'content-length' || lower === 'content-md5' || lower === 'etag')) continue;
     for (const one of typeof value === 'string' ? [value] : value) out.push([lower, one]);
   }

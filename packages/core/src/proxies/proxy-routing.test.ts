@@ -44,6 +44,8 @@ describe('forwarded headers', () => {
       te: 'trailers',
       upgrade: 'h2c',
       'proxy-authorization': 'Basic x',
+      'proxy-foo': 'x',
+      'proxy-status': 'cache; hit',
       expect: '100-continue',
       host: 'vault.example.com',
       'content-length': '10',
@@ -59,7 +61,7 @@ describe('forwarded headers', () => {
   });
 
   it('answers with every header but hop-by-hop ones, each value of a repeated one, and no stale length after a rewrite', () => {
-    const headers = { 'content-type': 'application/json', 'content-length': '12', etag: '"a"', 'set-cookie': ['a=1', 'b=2'], connection: 'close, x-hop', 'x-hop': '1', 'transfer-encoding': 'chunked' };
+    const headers = { 'content-type': 'application/json', 'content-length': '12', etag: '"a"', 'set-cookie': ['a=1', 'b=2'], connection: 'close, x-hop', 'x-hop': '1', 'transfer-encoding': 'chunked', 'proxy-status': 'x', 'proxy-authenticate-info': 'y' };
     expect(answeredHeaders(headers, false)).toEqual([
       ['content-type', 'application/json'],
       ['content-length', '12'],

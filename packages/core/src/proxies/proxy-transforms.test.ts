@@ -86,8 +86,11 @@ describe('append_header values, rendered at save as each call renders them', () 
 });
 
 describe('append_header names', () => {
-  it('refuses Expect and every hop-by-hop name, in any case, naming the field', () => {
-    const reserved = fc.constantFrom('expect', 'connection', 'keep-alive', 'te', 'trailer', 'trailers', 'transfer-encoding', 'upgrade', 'proxy-connection', 'http2-settings', 'host', 'content-length');
+  it('refuses Expect and every hop-by-hop name, Proxy-* among them, in any case, naming the field', () => {
+    const reserved = fc.oneof(
+      fc.constantFrom('expect', 'connection', 'keep-alive', 'te', 'trailer', 'trailers', 'transfer-encoding', 'upgrade', 'proxy-connection', 'http2-settings', 'host', 'content-length'),
+      fc.stringMatching(/^[a-z0-9-]{0,12}$/).map((rest) => `proxy-${rest}`),
+    );
     fc.assert(
       fc.property(reserved, fc.array(fc.boolean(), { minLength: 20, maxLength: 20 }), (name, upper) => {
         const cased = [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('');
@@ -96,6 +99,7 @@ describe('append_header names', () => {
       { seed: 6, numRuns: 100 },
     );
     expect(refusals('request_transforms', [{ type: 'append_header', name: 'X-Expect', value: 'x' }])).toEqual({});
+    expect(refusals('request_transforms', [{ type: 'append_header', name: 'X-Proxy-Foo', value: 'x' }])).toEqual({});
   });
 });
 

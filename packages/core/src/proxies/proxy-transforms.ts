@@ -6,6 +6,7 @@ import { parseJsonMatcher } from './json-matcher';
 import { compileMask } from './mask';
 import { tokenTemplateErrors } from './token-template';
 import { MAX_PROXY_TRANSFORMS, type ProxyTransform } from './proxy';
+import { isHopByHop } from './proxy-headers';
 
 /** A transform as the edge read it: a type and whichever fields came with it; their rules are checked here. */
 export interface ProxyTransformInput {
@@ -26,25 +27,14 @@ const MAX_HEADER_VALUE = 4_000;
 /** RFC 9110 token characters: what a header name may be made of. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,100}$/;
 /**
- * Headers a transform may not set: the connection's own (every hop-by-hop name proxy-headers.ts strips from a call;
- * `Expect` would make the outbound client refuse every request), and what svc computes for the body.
+ * Headers a transform may not set: the connection's own (every name proxy-headers.ts strips from a call as hop-by-hop,
+ * `Proxy-*` among them; `Expect` would make the outbound client refuse every request), and what svc computes for the
+ * request (its host and the body's length).
  */
-const RESERVED_HEADERS = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'trailers',
-  'expect',
-  'http2-settings',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'proxy-connection',
-]);
+const isReserved = (name: string): boolean => {
+  const lower = name.toLowerCase();
+  return lower === 'host' || lower === 'content-length' || isHopByHop(lower);
+};
 /** Fields a tokenize transform's token may not hold: the data comes from the body, and a fixed id would clash. */
 const TEMPLATE_FORBIDDEN = ['data', 'id', 'token_intent_id'];
 
@@ -107,12 +97,12 @@ export function validateTransforms(
         const name = t.name?.trim();
         if (!name) fail('name', 'A header name is required.');
         else if (!isHeaderName(name)) fail('name', 'Must be a header name (letters, digits and !#$%&\'*+-.^_`|~, at most 100).');
-        else if (RESERVED_HEADERS.has(name.toLowerCase())) fail('name', `The header '${name}' belongs to the connection or is set by svc, and cannot be appended.`);
+        else if (isReserved(name)) fail('name', `The header '${name}' belongs to the connection or is set by svc, and cannot be appended.`);
         const value = t.value;
         if (value === undefined || value === '') fail('value', 'A value is required.');
         else if (value.length > MAX_HEADER_VALUE) fail('value', `Must be at most ${MAX_HEADER_VALUE} characters.`);
         else if (!collectFieldErrors(errors, () => rules.expressions.check(`${at}.value`, value))) return;
-        if (name && isHeaderName(name) && !RESERVED_HEADERS.has(name.toLowerCase()) && value && value.length <= MAX_HEADER_VALUE) {
+        if (name && isHeaderName(name) && !isReserved(name) && value && value.length <= MAX_HEADER_VALUE) {
           out.push({ type: 'append_header', name, value });
         }
         return;
