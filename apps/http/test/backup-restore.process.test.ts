@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { BIN, bannerKey, killServed, send, type Served, serveBin } from './served-bin';
 
@@ -308,6 +308,33 @@ describe('svc backup and svc restore', () => {
       expect(wrong.status).toBe(1);
       expect(wrong.stderr).toMatch(/^svc: restore refused: SVC_MASTER_KEY does not open the backup's data key of tenant \S+: restore with the master key the backed-up store was served with\n$/);
       plain(wrong);
+    });
+
+    it('after a restore or backup killed midway: a start refuses to serve an empty store beside the copy, and the next restore or backup clears what the killed one left', () => {
+      // What `kill -9` leaves (the copy and its journal, named after the dead process): made here as it would be,
+      // rather than by racing a kill against a copy this small.
+      const dead = spawnSync(process.execPath, ['-e', '']).pid;
+      const dir = withMasterKey();
+      const copy = join(dir, `.svc.db.restore-${dead}.tmp`);
+      writeFileSync(copy, readFileSync(backupFile).subarray(0, 4096));
+      writeFileSync(`${copy}-journal`, 'half');
+      const started = svc({ SVC_DATA_DIR: dir, SVC_PORT: '0' }, 'serve');
+      expect(started.status).not.toBe(0);
+      expect(started.stderr).toContain(`${copy} is a restore's copy and there is no svc.db: a restore is running, or one was interrupted. Run svc restore again`);
+      expect(existsSync(join(dir, 'svc.db'))).toBe(false);
+
+      const again = svc({ SVC_DATA_DIR: dir }, 'restore', backupFile);
+      expect(again.stderr).toBe('');
+      expect(again.status).toBe(0);
+      expect(names(dir)).toEqual(['master.key', 'svc.db', 'svc.db.lock']);
+
+      // A backup's leftovers beside its FILE go with the next backup to that FILE, unless their process still runs.
+      const file = aPath('again.db');
+      const left = (pid: number | undefined) => [`.${basename(file)}.${pid}.tmp`, `.${basename(file)}.${pid}.tmp-journal`];
+      for (const name of [...left(dead), ...left(process.pid)]) writeFileSync(join(root, name), 'half');
+      expect(svc({ SVC_DATA_DIR: store }, 'backup', file).status).toBe(0);
+      for (const name of left(dead)) expect(existsSync(join(root, name))).toBe(false);
+      for (const name of left(process.pid)) expect(existsSync(join(root, name))).toBe(true);
     });
 
     it('points MongoDB deployments to mongodump and mongorestore', () => {

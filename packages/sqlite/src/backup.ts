@@ -57,6 +57,8 @@ export async function backupSqliteStore(options: SqliteBackupOptions): Promise<S
   if (own.includes(realPath(destination))) throw new SqliteBackupError(`${destination} is one of the store's own files`);
 
   const temp = join(dirname(destination), `.${basename(destination)}.${process.pid}.tmp`);
+  // What a backup to the same name killed before it ended (kill -9, a crash) left: its process is gone.
+  removeLeftovers(dirname(destination), new RegExp(`^\\.${escaped(basename(destination))}\\.(\\d+)\\.tmp(?:-journal|-wal|-shm)?$`), (pid) => pid === process.pid || !isRunning(pid));
   const source = openExisting(file, 'the store');
   try {
     // Owner-only from the first byte: the copy holds ciphertext, wrapped keys, keyed hashes and metadata.
@@ -127,6 +129,8 @@ export async function restoreSqliteStore(options: SqliteRestoreOptions): Promise
   const claim = claimRestoreTarget(file);
   const temp = join(dir, `.${basename(file)}.restore-${process.pid}.tmp`);
   try {
+    // The claim is held: no other restore is running, so a restore's copy found here is what one killed left.
+    removeLeftovers(dir, restoreLeftover(file), () => true);
     const allowed = new Set([`${basename(file)}.lock`, ...(options.allowed ?? [])]);
     const present = readdirSync(dir).filter((name) => !allowed.has(name));
     if (present.length > 0) {
@@ -285,6 +289,38 @@ function publish(temp: string, to: string, overwrite: boolean): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/** The name of a restore's copy of `file` (and its journals), the writing process's id in group 1. */
+const restoreLeftover = (file: string): RegExp => new RegExp(`^\\.${escaped(basename(file))}\\.restore-(\\d+)\\.tmp(?:-journal|-wal|-shm)?$`);
+
+const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
+/** Removes the files of `dir` named as `pattern` says whose writer (its group 1) `stale` says is gone. */
+function removeLeftovers(dir: string, pattern: RegExp, stale: (pid: number) => boolean): void {
+  for (const name of readdirSync(dir)) {
+    const match = pattern.exec(name);
+    if (match && stale(Number(match[1]))) rmSync(join(dir, name), { force: true });
+  }
+}
+
+/**
+ * The copies a killed `svc restore` left beside `file` that does not exist: a server must not start an empty store
+ * beside a restore that never finished (its operator would take the empty vault for the restored one).
+ */
+export function interruptedRestores(file: string): string[] {
+  if (existsSync(file) || !existsSync(dirname(file))) return [];
+  const pattern = restoreLeftover(file);
+  return readdirSync(dirname(file)).filter((name) => pattern.test(name) && name.endsWith('.tmp'));
 }
 
 function removeDatabaseFiles(file: string): void {

@@ -2,6 +2,8 @@ import { type BatchObserver, BatchingWriter } from './write-queue';
 import type { Database } from 'better-sqlite3';
 import type { Store, StoreFault } from '@svc/core';
 import { claimExclusively, openConnection } from './connection';
+import { interruptedRestores } from './backup';
+import { basename, dirname, join } from 'node:path';
 import { InProcessTokenWriter } from './in-process-writer';
 import { migrate } from './schema';
 import { ThreadTokenWriter, workerScript } from './thread-writer';
@@ -140,6 +142,12 @@ export class SqliteStore implements Store {
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const left = options.exclusive ? interruptedRestores(options.file) : [];
+  if (left.length > 0) {
+    throw new Error(
+      `${join(dirname(options.file), left[0]!)} is a restore's copy and there is no ${basename(options.file)}: a restore is running, or one was interrupted. Run svc restore again (it clears the copy), or remove the copy to start an empty store.`,
+    );
+  }
   const claim = options.exclusive ? claimExclusively(options.file) : undefined;
   let db: Database | undefined;
   try {
