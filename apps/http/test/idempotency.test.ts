@@ -648,6 +648,31 @@ describe('idempotency keys under attack (beyond.md §4)', () => {
     expect(retry.headers['svc-idempotent-replayed']).toBeUndefined();
   });
 
+  it('frees a key whose release the store refused (a full disk): the retry runs at once, not 409 for the takeover bound', async () => {
+    const tokens = h.store.tokens;
+    const create = tokens.create.bind(tokens);
+    const idempotency = h.store.idempotency;
+    const release = idempotency.release.bind(idempotency);
+    tokens.create = async () => {
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    };
+    idempotency.release = async () => {
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    };
+    const failed = await as(h.app, key).post('/tokens').set(KEY, 'full').send(card);
+    tokens.create = create;
+    idempotency.release = release;
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    const retry = await as(h.app, key).post('/tokens').set(KEY, 'full').send(card);
+    expect(retry.status).toBe(201);
+    expect(retry.headers['svc-idempotent-replayed']).toBeUndefined();
+    expect((await as(h.app, key).post('/tokens').set(KEY, 'full').send(card)).headers['svc-idempotent-replayed']).toBe('true');
+    expect(await tokenCount(h, key)).toBe(1);
+    // Another caller's same key is not freed by it.
+    const other = await privateKey(h, 'token:create');
+    expect((await as(h.app, other).post('/tokens').set(KEY, 'full').send(card)).status).toBe(201);
+  });
+
   it('uses SVC-IDEMPOTENCY-KEY when both headers come, and takes a key with spaces as it is', async () => {
     const a = await as(h.app, key).post('/tokens').set(KEY, 'one key').set('BT-IDEMPOTENCY-KEY', 'other').send(card);
     const b = await as(h.app, key).post('/tokens').set(KEY, 'one key').send(card);

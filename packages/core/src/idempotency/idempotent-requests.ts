@@ -83,6 +83,12 @@ export const answerDigest = (body: Uint8Array): string => createHash('sha256').u
  * under the tenant's key like token data (it holds token data).
  */
 export class IdempotentRequests {
+  /**
+   * Claims this process gave up but could not release (the store refused the delete: a full disk), by scope: their
+   * requests have answered, so a retry takes the key over at once rather than waiting out the takeover bound.
+   */
+  private readonly unreleased = new Map<string, string>();
+
   constructor(private readonly deps: IdempotencyDeps) {}
 
   /** The key, or 400 naming `header` when it is empty, longer than 255 characters or not printable. */
@@ -106,12 +112,17 @@ export class IdempotentRequests {
     const claimId = Buffer.from(this.deps.random.bytes(16)).toString('base64url');
     const scope = { tenantId: actor.tenantId, callerId, key };
     const staleBefore = new Date(now.getTime() - (this.deps.takeoverMs ?? IDEMPOTENCY_TAKEOVER_MS));
-    const result = await this.deps.idempotency.claim(
-      { ...scope, fingerprint, claimId, claimedAt: now, expiresAt: new Date(now.getTime() + this.deps.ttlMs) },
-      now,
-      staleBefore,
-    );
-    if (result.claimed) return { kind: 'run', claim: { ...scope, claimId } };
+    const input = { ...scope, fingerprint, claimId, claimedAt: now, expiresAt: new Date(now.getTime() + this.deps.ttlMs) };
+    let result = await this.deps.idempotency.claim(input, now, staleBefore);
+    const given = unreleasedScope(scope);
+    if (!result.claimed && result.existing.state === 'running' && result.existing.claimId === this.unreleased.get(given)) {
+      // The running claim is one this process released in vain: any claim made up to now may be taken over.
+      result = await this.deps.idempotency.claim(input, now, now);
+    }
+    if (result.claimed) {
+      this.unreleased.delete(given);
+      return { kind: 'run', claim: { ...scope, claimId } };
+    }
     const existing = result.existing;
     if (existing.fingerprint !== fingerprint) {
       throw new UnprocessableError('IDEMPOTENCY_KEY_REUSED', `This ${header} was used for another request: another method, path or body.`, {
@@ -156,10 +167,26 @@ export class IdempotentRequests {
     return { tenantId, callerId, key, claimId, sealedResponse, expiresAt };
   }
 
-  /** Frees the key after a failed answer, so a retry runs again. */
+  /**
+   * Frees the key after a failed answer, so a retry runs again. When the store cannot (a full disk refuses the
+   * delete), the claim is remembered as given up, and a retry with the key takes it over (it then fails or runs as
+   * the store allows); the error still reaches the caller, to be logged.
+   */
   async release(claim: IdempotencyClaim): Promise<void> {
-    await this.deps.idempotency.release(claim.tenantId, claim.callerId, claim.key, claim.claimId);
+    try {
+      await this.deps.idempotency.release(claim.tenantId, claim.callerId, claim.key, claim.claimId);
+    } catch (error) {
+      if (this.unreleased.size >= MAX_UNRELEASED) this.unreleased.delete(this.unreleased.keys().next().value!);
+      this.unreleased.set(unreleasedScope(claim), claim.claimId);
+      throw error;
+    }
   }
 }
+
+/** At most this many claims remembered as given up (the oldest forgotten first: they wait out the takeover bound). */
+const MAX_UNRELEASED = 10_000;
+
+const unreleasedScope = (scope: { readonly tenantId: string; readonly callerId: string; readonly key: string }): string =>
+  `${scope.tenantId}\u0000${scope.callerId}\u0000${scope.key}`;
 
 const sealScope = (callerId: string, key: string): string => `${callerId}\u0000${key}`;
