@@ -683,6 +683,31 @@ describe('attacks on the proxy', () => {
       expect(res.body).toBe('{ "id": 12345678901234567891, "amount": 1.50, "card": "XXXX" }');
     });
 
+    it('never passes on a value a repeated JSON key hid from the mask: every repeated key goes once, as the mask read it', async () => {
+      const answers = [`{"pan":"${VISA}","pan":"n/a"}`, `{"card":{"pan":"${VISA}"},"card":{"x":1}}`, `{"k":1,"in":{"pan":"${VISA}","pan":"****"}}`];
+      let next = 0;
+      await setUp((_r, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(answers[next++]);
+      });
+      const masks = [
+        { type: 'mask', matcher: '$.pan', expression: '\\d{16}', replacement: 'XXXX' },
+        { type: 'mask', matcher: '$.card.pan', replacement: 'XXXX' },
+        { type: 'mask', matcher: '$.in.pan', replacement: 'XXXX' },
+      ];
+      const seen: string[] = [];
+      for (const mask of masks) {
+        const { key } = await createProxy({ response_transforms: [mask] });
+        const res = await request(h.app).get('/proxy').set('SVC-PROXY-KEY', key).set('SVC-API-KEY', backend).buffer(true).parse((r, done) => {
+          let text = '';
+          r.on('data', (c: Buffer) => (text += c.toString()));
+          r.on('end', () => done(null, text));
+        });
+        seen.push(res.body as string);
+      }
+      expect(seen).toEqual(['{"pan":"n/a"}', '{"card":{"x":1}}', '{"k":1,"in":{"pan":"XXXX"}}']);
+    });
+
     it('passes 204, 304 and HEAD answers on without a body, masked or not', async () => {
       await setUp((r, res) => {
         if (r.url.endsWith('/204')) res.writeHead(204, { 'x-a': '1' });

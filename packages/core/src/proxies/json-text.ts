@@ -11,6 +11,8 @@ interface Span {
   readonly end: number;
   readonly kind: 'object' | 'array' | 'scalar';
   readonly members: ReadonlyArray<{ readonly key?: string; readonly span: Span }>;
+  /** An object at or below this one repeats a key. */
+  readonly repeats: boolean;
 }
 
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
@@ -26,7 +28,11 @@ function spansOf(text: string): Span {
     const start = i++;
     while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
     i++;
-    return { start, end: i, kind: 'scalar', members: [] };
+    return { start, end: i, kind: 'scalar', members: [], repeats: false };
+  };
+  const container = (start: number, open: string, members: Array<{ key?: string; span: Span }>): Span => {
+    const here = open === '{' && new Set(members.map((m) => m.key)).size < members.length;
+    return { start, end: i, kind: open === '{' ? 'object' : 'array', members, repeats: here || members.some((m) => m.span.repeats) };
   };
   const value = (): Span => {
     skip();
@@ -38,7 +44,7 @@ function spansOf(text: string): Span {
       skip();
       if (text[i] === '}' || text[i] === ']') {
         i++;
-        return { start, end: i, kind: open === '{' ? 'object' : 'array', members };
+        return container(start, open, members);
       }
       for (;;) {
         let key: string | undefined;
@@ -51,12 +57,12 @@ function spansOf(text: string): Span {
         }
         members.push({ key, span: value() });
         skip();
-        if (text[i++] !== ',') return { start, end: i, kind: open === '{' ? 'object' : 'array', members };
+        if (text[i++] !== ',') return container(start, open, members);
       }
     }
     if (open === '"') return string();
     while (i < text.length && !SCALAR_END.has(text[i]!)) i++;
-    return { start, end: i, kind: 'scalar', members: [] };
+    return { start, end: i, kind: 'scalar', members: [], repeats: false };
   };
   return value();
 }
@@ -66,11 +72,14 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /**
  * `text` (which parsed to `before`) written out as `after`: every part of `after` equal to the same part of `before`
  * is copied from the text, the rest written with JSON.stringify. Members are matched by key or index; an object whose
- * keys changed is written whole, and one with a repeated key (that changed) without the values JSON.parse dropped.
+ * keys changed is written whole. Every object with a repeated key, changed or not, is written once per key as
+ * JSON.parse read it (its first place, its last value): what goes out is what was read, so a value JSON.parse dropped
+ * (which a mask never saw, or a destination reading first values would take) never does. Called with `after` equal
+ * to `before`, it gives the text back unless a key repeats.
  */
 export function rewriteJsonText(text: string, before: unknown, after: unknown): string {
   const write = (span: Span, was: unknown, now: unknown): string => {
-    if (was === now && (span.kind === 'scalar' || typeof was === 'object')) return text.slice(span.start, span.end);
+    if (was === now && !span.repeats && (span.kind === 'scalar' || typeof was === 'object')) return text.slice(span.start, span.end);
     if (span.kind === 'array' && Array.isArray(was) && Array.isArray(now) && now.length === span.members.length && was.length === now.length) {
       return join(span, span.members.map((m, index) => write(m.span, was[index], now[index])));
     }
@@ -80,14 +89,8 @@ export function rewriteJsonText(text: string, before: unknown, after: unknown): 
       for (const m of span.members) last.set(m.key!, m.span);
       const same = Object.keys(now).length === last.size && [...last.keys()].every((k) => Object.hasOwn(now, k) && Object.hasOwn(was, k));
       if (same && last.size === span.members.length) return join(span, span.members.map((m) => write(m.span, was[m.key!], now[m.key!])));
-      // A repeated key in an object that changed is written once, as JSON.parse read it (a destination reading its
-      // first value would otherwise read one the proxy never saw); the values are still written by member, so their
-      // numbers keep their digits. Nothing in it changed: it goes as it came.
-      if (same) {
-        const written = [...last].map(([k, at]) => ({ k, at, text: write(at, was[k], now[k]) }));
-        if (written.every((w) => w.text === text.slice(w.at.start, w.at.end))) return text.slice(span.start, span.end);
-        return `{${written.map((w) => `${JSON.stringify(w.k)}:${w.text}`).join(',')}}`;
-      }
+      // Written once per key; the values are still written by member, so their numbers keep their digits.
+      if (same) return `{${[...last].map(([k, at]) => `${JSON.stringify(k)}:${write(at, was[k], now[k])}`).join(',')}}`;
     }
     return JSON.stringify(now);
   };
