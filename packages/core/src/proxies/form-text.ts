@@ -48,8 +48,10 @@ export function readForm(text: string): ReadForm {
     const name = decodeLoosely(rawName);
     const value = at < 0 ? '' : decodeLoosely(raw.slice(at + 1));
     pairs.push({ raw, rawName, name, value });
+    // Pushed, not copied: a form repeating one name 250,000 times held the event loop for minutes.
     const seen = fields[name];
-    fields[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+    if (Array.isArray(seen)) seen.push(value);
+    else fields[name] = seen === undefined ? value : [seen, value];
   }
   return { fields, pairs, pieces };
 }
