@@ -322,6 +322,11 @@ describe('svc backup and svc restore', () => {
       expect(started.status).not.toBe(0);
       expect(started.stderr).toContain(`${copy} is a restore's copy and there is no svc.db: a restore is running, or one was interrupted. Run svc restore again`);
       expect(existsSync(join(dir, 'svc.db'))).toBe(false);
+      // Nor does a command make a store there (it would then be served).
+      const command = svc({ SVC_DATA_DIR: dir }, 'tenants', 'create', '--name', 'X', '--owner-email', 'x@acme.test');
+      expect(command.status).not.toBe(0);
+      expect(command.stderr).toContain("is a restore's copy and there is no svc.db");
+      expect(existsSync(join(dir, 'svc.db'))).toBe(false);
 
       const again = svc({ SVC_DATA_DIR: dir }, 'restore', backupFile);
       expect(again.stderr).toBe('');

@@ -142,7 +142,8 @@ export class SqliteStore implements Store {
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  const left = options.exclusive ? interruptedRestores(options.file) : [];
+  // Any opening, the server's or a command's (`svc tenants create` would make a store beside the copy too).
+  const left = interruptedRestores(options.file);
   if (left.length > 0) {
     throw new Error(
       `${join(dirname(options.file), left[0]!)} is a restore's copy and there is no ${basename(options.file)}: a restore is running, or one was interrupted. Run svc restore again (it clears the copy), or remove the copy to start an empty store.`,
