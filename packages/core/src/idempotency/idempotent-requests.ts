@@ -116,13 +116,20 @@ export class IdempotentRequests {
     let result = await this.deps.idempotency.claim(input, now, staleBefore);
     const given = unreleasedScope(scope);
     if (!result.claimed && result.existing.state === 'running' && result.existing.claimId === this.unreleased.get(given)) {
-      // The running claim is one this process released in vain: any claim made up to now may be taken over.
-      result = await this.deps.idempotency.claim(input, now, now);
-    }
-    if (result.claimed) {
+      // The running claim is one this process released in vain. Forgotten before the takeover (no await between), so
+      // of concurrent retries only this one tries it; and only a claim made no later than the dead one is taken over,
+      // never a newer one that took its place meanwhile.
+      const dead = result.existing;
       this.unreleased.delete(given);
-      return { kind: 'run', claim: { ...scope, claimId } };
+      try {
+        result = await this.deps.idempotency.claim(input, now, dead.claimedAt);
+      } catch (error) {
+        // The store refused again (still full): the next retry may try.
+        if (!this.unreleased.has(given)) this.unreleased.set(given, dead.claimId);
+        throw error;
+      }
     }
+    if (result.claimed) return { kind: 'run', claim: { ...scope, claimId } };
     const existing = result.existing;
     if (existing.fingerprint !== fingerprint) {
       throw new UnprocessableError('IDEMPOTENCY_KEY_REUSED', `This ${header} was used for another request: another method, path or body.`, {
