@@ -401,6 +401,21 @@ describe('the proxy over HTTP', () => {
       expect((await mgmt().get('/proxies').expect(200)).body.data).toEqual([]);
     });
 
+    it('never sends a Proxy-* header a proxy saved before they were refused still appends: the call is a 409 naming it', async () => {
+      await setUp();
+      const made = await mgmt()
+        .post('/proxies')
+        .send({ name: 'P', destination_url: `https://127.0.0.1:${dest.port}/v1`, request_transforms: [{ type: 'append_header', name: 'X-Token', value: 'secret' }] })
+        .expect(201);
+      // As an older svc stored it.
+      const stored = (await h.store.proxies.findById(h.tenant.tenant.id, made.body.id))!;
+      const older = { ...stored, version: stored.version + 1, requestTransforms: [{ type: 'append_header' as const, name: 'Proxy-Token', value: 'secret' }] };
+      expect(await h.store.proxies.update(older)).toBe('updated');
+      const res = await request(h.app).post('/proxy').set('SVC-PROXY-KEY', made.body.key).set('SVC-API-KEY', backend).send({}).expect(409);
+      expect(Object.keys(res.body.errors)).toEqual(['request_transforms[0].name']);
+      expect(dest.received).toHaveLength(0);
+    });
+
     it("refuses at save a tokenize transform's token that no create request could make, naming the field", async () => {
       await setUp();
       await applicationKey(h, { name: 'capture', type: 'private', permissions: ['token:create'] });

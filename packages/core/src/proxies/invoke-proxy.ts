@@ -31,7 +31,7 @@ import { answerText, unreadableCharset } from './answer-text';
 import { compileMask, maskText } from './mask';
 import type { Proxy, ProxyRepository, ProxyTransform } from './proxy';
 import { proxyFact } from './manage-proxies';
-import { answeredHeaders, forwardedRequestHeaders } from './proxy-headers';
+import { answeredHeaders, forwardedRequestHeaders, isHopByHop } from './proxy-headers';
 import { isHeaderValue, renderHeaderValue, type TokenRequestReader } from './proxy-transforms';
 
 /** The most distinct tokens one proxied request may name (beyond.md §7). */
@@ -246,6 +246,11 @@ export class InvokeProxy {
       } else if (step.type === 'tokenize') {
         await this.tokenizeBody(application!, step, body, tokenizing);
       } else if (step.type === 'append_header') {
+        // A proxy saved before every Proxy-* name was refused may still hold one: it is never sent (docs/proxy.md).
+        if (isHopByHop(step.name.toLowerCase())) {
+          const field = `request_transforms[${transforms.indexOf(step)}].name`;
+          throw new ConflictError('PROXY_HEADER_INVALID', `The header '${step.name}' belongs to the connection and is never sent on: update the proxy.`, { [field]: ['A hop-by-hop header.'] });
+        }
         configuration ??= await this.configurationOf(proxy!);
         headers[step.name.toLowerCase()] = this.headerValue(step, configuration, transforms.indexOf(step));
       }
@@ -523,7 +528,9 @@ function applyMask(text: string, mask: Extract<ProxyTransform, { type: 'mask' }>
     throw new BadGatewayError('PROXY_ANSWER_UNREADABLE', `The destination’s answer nests deeper than ${MAX_PROXY_JSON_DEPTH} levels; the proxy’s mask cannot read it.`);
   }
   const paths = matchJson(value, parseJsonMatcher(mask.matcher));
-  if (paths.length === 0) return text;
+  // Nothing to mask: the text as it is, but with every repeated key once, as read (a value JSON.parse dropped was
+  // never looked at by the mask).
+  if (paths.length === 0) return rewriteJsonText(text, value, value);
   const within = mask.expression ? compileMask(mask.expression) : undefined;
   const masked = replaceJson(value, paths, (current) => {
     if (!within) return mask.replacement;
