@@ -144,7 +144,14 @@ export class EdgeAudit {
       return;
     }
     const denied = status === 401 || status === 403;
-    const message = denied ? `${routeText(req)} refused: the key lacks the permission or rule` : `${routeText(req)} failed with status ${status}`;
+    // A caller that hung up was sent no answer: the event says so rather than name a status nobody saw (a proxy call
+    // ended when its caller left, before the destination answered).
+    const gone = res.destroyed && !res.headersSent;
+    const message = denied
+      ? `${routeText(req)} refused: the key lacks the permission or rule`
+      : gone
+        ? `${routeText(req)} ended: the caller went away before the answer`
+        : `${routeText(req)} failed with status ${status}`;
     this.audit.record(actor, now, { entityType: route.entityType, entityId, operation: route.operation, outcome: denied ? 'denied' : 'failed', message });
   }
 }
