@@ -540,6 +540,22 @@ describe('attacks on the proxy', () => {
       expect(dest.received).toHaveLength(0);
     });
 
+    it('sends no card number a repeated key hid from the tokenize matcher: the body goes as it was read', async () => {
+      const open = await captureProxy('$.card.number', 'card_number');
+      for (const body of [`{"card":{"number":"${VISA}"},"card":{"cvc":"123"}}`, `{"card":{"number":"${VISA}","number":null}}`]) {
+        await bytes(request(h.app).post(`/proxy?svc-proxy-key=${open.key}`), 'application/json', Buffer.from(body)).expect(200);
+      }
+      expect(dest.received.map((r) => r.body)).toEqual(['{"card":{"cvc":"123"}}', '{"card":{"number":null}}']);
+    });
+
+    it('measures the depth of the JSON text, values JSON.parse drops included: 400 for a request, 502 for an answer, never a crash', async () => {
+      await setUp();
+      const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+      const id = await token();
+      expectProblem(await bytes(call('POST'), 'application/json', Buffer.from(`{"x":"{{ ${id} }}","a":${deep},"a":1}`)), 400);
+      expect(dest.received).toHaveLength(0);
+    });
+
     it('names the field of the body for every error of a value it tokenizes, those of the value itself included', async () => {
       const open = await captureProxy('$.card', 'token');
       const deep = JSON.parse('['.repeat(40) + '"4242424242424242"' + ']'.repeat(40)) as unknown;
@@ -706,6 +722,25 @@ describe('attacks on the proxy', () => {
         seen.push(res.body as string);
       }
       expect(seen).toEqual(['{"pan":"n/a"}', '{"card":{"x":1}}', '{"k":1,"in":{"pan":"XXXX"}}']);
+    });
+
+    it('fails closed (502) on an answer nested too deep in a value JSON.parse drops, and masks numbers by their digits', async () => {
+      const answers = [`{"a":${'['.repeat(5_000)}${']'.repeat(5_000)},"a":1}`, '{"a":{"number":4242424242424242000000},"b":{"number":0.0000004242424242424242}}'];
+      let next = 0;
+      await setUp((_r, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(answers[next++]);
+      });
+      const nothing = await createProxy({ response_transforms: [{ type: 'mask', matcher: '$.card.number', replacement: 'XXXX' }] });
+      expectProblem(await request(h.app).get('/proxy').set('SVC-PROXY-KEY', nothing.key).set('SVC-API-KEY', backend), 502);
+      const digits = await createProxy({ response_transforms: [{ type: 'mask', matcher: '$..number', expression: '\\d{12}(\\d{4})', replacement: 'XXXX' }] });
+      const res = await request(h.app).get('/proxy').set('SVC-PROXY-KEY', digits.key).set('SVC-API-KEY', backend).buffer(true).parse((r, done) => {
+        let text = '';
+        r.on('data', (c: Buffer) => (text += c.toString()));
+        r.on('end', () => done(null, text));
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).not.toMatch(/\d{12}/);
     });
 
     it('passes 204, 304 and HEAD answers on without a body, masked or not', async () => {

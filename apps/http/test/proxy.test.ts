@@ -419,9 +419,14 @@ describe('the proxy over HTTP', () => {
       const stored = (await h.store.proxies.findById(h.tenant.tenant.id, made.body.id))!;
       const older = { ...stored, version: stored.version + 1, requestTransforms: [{ type: 'append_header' as const, name: 'Proxy-Token', value: 'secret' }] };
       expect(await h.store.proxies.update(older)).toBe('updated');
-      const res = await request(h.app).post('/proxy').set('SVC-PROXY-KEY', made.body.key).set('SVC-API-KEY', backend).send({}).expect(409);
+      const id = await card();
+      const res = await request(h.app).post('/proxy').set('SVC-PROXY-KEY', made.body.key).set('SVC-API-KEY', backend).send({ card: `{{ ${id} }}` }).expect(409);
       expect(Object.keys(res.body.errors)).toEqual(['request_transforms[0].name']);
       expect(dest.received).toHaveLength(0);
+      // Refused before any step: no token was revealed for it.
+      await h.settleAudit();
+      const events = (await as(h.app, h.key).get(`/logs?entity_id=${id}`).expect(200)).body.data as Array<{ operation: string }>;
+      expect(events.map((e) => e.operation)).toEqual(['create']);
     });
 
     it("refuses at save a tokenize transform's token that no create request could make, naming the field", async () => {

@@ -26,7 +26,7 @@ import { fieldPath } from '../shared/field-path';
 import type { Tokenize, TokenizeItem } from '../tokens/tokenize';
 import type { TokenView } from '../tokens/token-view';
 import { type JsonPath, jsonValueAt, matchJson, parseJsonMatcher, replaceJson } from './json-matcher';
-import { rewriteJsonText } from './json-text';
+import { jsonTextDepth, rewriteJsonText } from './json-text';
 import { answerText, unreadableCharset } from './answer-text';
 import { compileMask, maskText } from './mask';
 import type { Proxy, ProxyRepository, ProxyTransform } from './proxy';
@@ -136,18 +136,6 @@ export function destinationOf(base: string, call: Pick<ProxyCall, 'path' | 'quer
 /** How deep a JSON body the proxy rewrites may nest: deeper, and writing it out again would exhaust the stack. */
 export const MAX_PROXY_JSON_DEPTH = 100;
 
-/** True when `value` nests no deeper than the bound (walked without recursion). */
-function withinDepth(value: unknown, bound: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth >= bound) return false;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
-  }
-  return true;
-}
-
 /** The values of a call's tokenize steps, checked and waiting for their tokens, and where each goes. */
 interface PendingTokens {
   readonly items: TokenizeItem[];
@@ -238,6 +226,14 @@ export class InvokeProxy {
 
     const steps: ProxyTransform[] = [...transforms];
     if (!steps.some((t) => t.type === 'detokenize')) steps.unshift({ type: 'detokenize' });
+    // A proxy saved before every Proxy-* name was refused may still append one: it is never sent (docs/proxy.md). Checked
+    // before any step, so no token is revealed for a call that cannot go.
+    for (const [index, step] of transforms.entries()) {
+      if (step.type === 'append_header' && isHopByHop(step.name.toLowerCase())) {
+        const field = `request_transforms[${index}].name`;
+        throw new ConflictError('PROXY_HEADER_INVALID', `The header '${step.name}' belongs to the connection and is never sent on: update the proxy.`, { [field]: ['A hop-by-hop header.'] });
+      }
+    }
     let configuration: Readonly<Record<string, string>> | undefined;
     const tokenizing: PendingTokens = { items: [], paths: [] };
     for (const step of steps) {
@@ -246,11 +242,6 @@ export class InvokeProxy {
       } else if (step.type === 'tokenize') {
         await this.tokenizeBody(application!, step, body, tokenizing);
       } else if (step.type === 'append_header') {
-        // A proxy saved before every Proxy-* name was refused may still hold one: it is never sent (docs/proxy.md).
-        if (isHopByHop(step.name.toLowerCase())) {
-          const field = `request_transforms[${transforms.indexOf(step)}].name`;
-          throw new ConflictError('PROXY_HEADER_INVALID', `The header '${step.name}' belongs to the connection and is never sent on: update the proxy.`, { [field]: ['A hop-by-hop header.'] });
-        }
         configuration ??= await this.configurationOf(proxy!);
         headers[step.name.toLowerCase()] = this.headerValue(step, configuration, transforms.indexOf(step));
       }
@@ -313,7 +304,8 @@ export class InvokeProxy {
       } catch {
         throw ValidationError.field('body', 'The body is not valid JSON (its Content-Type says it is).');
       }
-      if (!withinDepth(body.value, MAX_PROXY_JSON_DEPTH)) {
+      // Measured on the text: a repeated key's dropped value nests too, and rewriting the text reads it.
+      if (jsonTextDepth(text) > MAX_PROXY_JSON_DEPTH) {
         throw ValidationError.field('body', `The proxy reads JSON bodies nested at most ${MAX_PROXY_JSON_DEPTH} levels deep.`);
       }
       body.json = { text, value: body.value };
@@ -388,6 +380,9 @@ export class InvokeProxy {
     if (body.bytes === undefined) return;
     // Fail closed: a body the matcher cannot read would carry its card data on to the destination untouched.
     if (body.kind !== 'json') throw ValidationError.field('Content-Type', 'This proxy tokenizes values of JSON bodies: send the body as application/json.');
+    // Sent as read, whatever this step selects: a repeated key's dropped value (which the matcher never saw, and a
+    // destination reading first values would take) must not go on untokenized. Unrepeated, the text is unchanged.
+    body.changed = true;
     let selected: ReturnType<typeof matchJson>;
     try {
       selected = matchJson(body.value, parseJsonMatcher(step.matcher));
@@ -515,6 +510,14 @@ export class InvokeProxy {
   }
 }
 
+/** A finite number written out in plain decimal digits, never in exponent form (exact for the double it holds). */
+function plainDecimal(n: number): string {
+  const text = String(n);
+  if (!/e/i.test(text)) return text;
+  if (Math.abs(n) >= 1) return BigInt(n).toString();
+  return n.toFixed(100).replace(/0+$/, '');
+}
+
 /** One mask over an answer's text: a regex over the whole text, or a JSONPath over a JSON answer. */
 function applyMask(text: string, mask: Extract<ProxyTransform, { type: 'mask' }>, maxLength: number): string {
   if (mask.matcher === 'regex') return maskText(text, compileMask(mask.expression!), mask.replacement, maxLength);
@@ -524,7 +527,7 @@ function applyMask(text: string, mask: Extract<ProxyTransform, { type: 'mask' }>
   } catch {
     throw new BadGatewayError('PROXY_ANSWER_UNREADABLE', 'The destination’s answer is not JSON; the proxy’s JSONPath mask cannot read it.');
   }
-  if (!withinDepth(value, MAX_PROXY_JSON_DEPTH)) {
+  if (jsonTextDepth(text) > MAX_PROXY_JSON_DEPTH) {
     throw new BadGatewayError('PROXY_ANSWER_UNREADABLE', `The destination’s answer nests deeper than ${MAX_PROXY_JSON_DEPTH} levels; the proxy’s mask cannot read it.`);
   }
   const paths = matchJson(value, parseJsonMatcher(mask.matcher));
@@ -537,8 +540,11 @@ function applyMask(text: string, mask: Extract<ProxyTransform, { type: 'mask' }>
     // Within a value, only text is masked: objects and arrays stay as they are (their own values may be selected).
     if (typeof current === 'string') return maskText(current, within, mask.replacement, maxLength);
     if (typeof current === 'number' || typeof current === 'boolean') {
-      const masked = maskText(String(current), within, mask.replacement, maxLength);
-      return masked === String(current) ? current : masked;
+      // A number as its digits: `String` writes 4242424242424242000000 as `4.242424242424242e+21`, which a card
+      // number's pattern does not match, and the text (all its digits) would go out as it came.
+      const digits = typeof current === 'number' ? plainDecimal(current) : String(current);
+      const masked = maskText(digits, within, mask.replacement, maxLength);
+      return masked === digits ? current : masked;
     }
     return current;
   });

@@ -67,6 +67,26 @@ function spansOf(text: string): Span {
   return value();
 }
 
+/**
+ * How deep the text nests, counting every value written, also those JSON.parse drops (a repeated key's earlier values,
+ * which a depth check of the parsed value never sees). Linear; strings skipped.
+ */
+export function jsonTextDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
