@@ -604,6 +604,13 @@ describe('attacks on the proxy', () => {
   describe('the answer path', () => {
     const masked = (extra: Record<string, unknown> = {}) =>
       createProxy({ response_transforms: [{ type: 'mask', matcher: 'regex', expression: '\\d{12}(\\d{4})', replacement: 'XXXX' }], ...extra });
+    /** A GET through the pre-configured proxy of `key`, its answer's body as the text that came (not parsed). */
+    const answerText = (key: string) =>
+      request(h.app).get('/proxy').set('SVC-PROXY-KEY', key).set('SVC-API-KEY', backend).buffer(true).parse((r, done) => {
+        let text = '';
+        r.on('data', (c: Buffer) => (text += c.toString()));
+        r.on('end', () => done(null, text));
+      });
 
     it('fails closed (502) on a compressed or non-UTF-8 answer it must mask', async () => {
       await setUp((r, res) => {
@@ -691,11 +698,7 @@ describe('attacks on the proxy', () => {
         res.end(`{ "id": 12345678901234567891, "amount": 1.50, "card": "${VISA}" }`);
       });
       const { key } = await createProxy({ response_transforms: [{ type: 'mask', matcher: '$.card', replacement: 'XXXX' }] });
-      const res = await request(h.app).get('/proxy').set('SVC-PROXY-KEY', key).set('SVC-API-KEY', backend).buffer(true).parse((r, done) => {
-        let text = '';
-        r.on('data', (c: Buffer) => (text += c.toString()));
-        r.on('end', () => done(null, text));
-      });
+      const res = await answerText(key);
       expect(res.body).toBe('{ "id": 12345678901234567891, "amount": 1.50, "card": "XXXX" }');
     });
 
@@ -714,11 +717,7 @@ describe('attacks on the proxy', () => {
       const seen: string[] = [];
       for (const mask of masks) {
         const { key } = await createProxy({ response_transforms: [mask] });
-        const res = await request(h.app).get('/proxy').set('SVC-PROXY-KEY', key).set('SVC-API-KEY', backend).buffer(true).parse((r, done) => {
-          let text = '';
-          r.on('data', (c: Buffer) => (text += c.toString()));
-          r.on('end', () => done(null, text));
-        });
+        const res = await answerText(key);
         seen.push(res.body as string);
       }
       expect(seen).toEqual(['{"pan":"n/a"}', '{"card":{"x":1}}', '{"k":1,"in":{"pan":"XXXX"}}']);
@@ -734,11 +733,7 @@ describe('attacks on the proxy', () => {
       const nothing = await createProxy({ response_transforms: [{ type: 'mask', matcher: '$.card.number', replacement: 'XXXX' }] });
       expectProblem(await request(h.app).get('/proxy').set('SVC-PROXY-KEY', nothing.key).set('SVC-API-KEY', backend), 502);
       const digits = await createProxy({ response_transforms: [{ type: 'mask', matcher: '$..number', expression: '\\d{12}(\\d{4})', replacement: 'XXXX' }] });
-      const res = await request(h.app).get('/proxy').set('SVC-PROXY-KEY', digits.key).set('SVC-API-KEY', backend).buffer(true).parse((r, done) => {
-        let text = '';
-        r.on('data', (c: Buffer) => (text += c.toString()));
-        r.on('end', () => done(null, text));
-      });
+      const res = await answerText(digits.key);
       expect(res.status).toBe(200);
       expect(res.body).not.toMatch(/\d{12}/);
     });
