@@ -56,9 +56,9 @@ export async function backupSqliteStore(options: SqliteBackupOptions): Promise<S
   const own = ['', '-wal', '-shm', '-journal', '.lock'].map((suffix) => realPath(`${file}${suffix}`));
   if (own.includes(realPath(destination))) throw new SqliteBackupError(`${destination} is one of the store's own files`);
 
-  const temp = join(dirname(destination), `.${basename(destination)}.${process.pid}.tmp`);
+  const temp = copyOf(destination, 'backup', process.pid);
   // What a backup to the same name killed before it ended (kill -9, a crash) left: its process is gone.
-  removeLeftovers(dirname(destination), new RegExp(`^\\.${escaped(basename(destination))}\\.(\\d+)\\.tmp(?:-journal|-wal|-shm)?$`), (pid) => pid === process.pid || !isRunning(pid));
+  removeLeftovers(dirname(destination), copiesOf(destination, 'backup'), (pid) => pid === process.pid || !isRunning(pid));
   const source = openExisting(file, 'the store');
   try {
     // Owner-only from the first byte: the copy holds ciphertext, wrapped keys, keyed hashes and metadata.
@@ -127,10 +127,10 @@ export async function restoreSqliteStore(options: SqliteRestoreOptions): Promise
   if (statSync(backup).size === 0) throw new SqliteBackupError(`${backup} is empty`);
   const dir = dirname(file);
   const claim = claimRestoreTarget(file);
-  const temp = join(dir, `.${basename(file)}.restore-${process.pid}.tmp`);
+  const temp = copyOf(file, 'restore', process.pid);
   try {
     // The claim is held: no other restore is running, so a restore's copy found here is what one killed left.
-    removeLeftovers(dir, restoreLeftover(file), () => true);
+    removeLeftovers(dir, copiesOf(file, 'restore'), () => true);
     const allowed = new Set([`${basename(file)}.lock`, ...(options.allowed ?? [])]);
     const present = readdirSync(dir).filter((name) => !allowed.has(name));
     if (present.length > 0) {
@@ -291,8 +291,16 @@ function publish(temp: string, to: string, overwrite: boolean): void {
   }
 }
 
-/** The name of a restore's copy of `file` (and its journals), the writing process's id in group 1. */
-const restoreLeftover = (file: string): RegExp => new RegExp(`^\\.${escaped(basename(file))}\\.restore-(\\d+)\\.tmp(?:-journal|-wal|-shm)?$`);
+/** What a copy is written for: a backup beside its FILE, or a restore beside the store it becomes. */
+type CopyKind = 'backup' | 'restore';
+const COPY_INFIX: Readonly<Record<CopyKind, string>> = { backup: '', restore: 'restore-' };
+
+/** The hidden copy process `pid` writes beside `file` before giving it that name. */
+const copyOf = (file: string, kind: CopyKind, pid: number): string => join(dirname(file), `.${basename(file)}.${COPY_INFIX[kind]}${pid}.tmp`);
+
+/** The names of such copies of `file` by any process (and their journals), the writer's process id in group 1. */
+const copiesOf = (file: string, kind: CopyKind): RegExp =>
+  new RegExp(`^\\.${escaped(basename(file))}\\.${COPY_INFIX[kind]}(\\d+)\\.tmp(?:-journal|-wal|-shm)?$`);
 
 const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -319,7 +327,7 @@ function removeLeftovers(dir: string, pattern: RegExp, stale: (pid: number) => b
  */
 export function interruptedRestores(file: string): string[] {
   if (existsSync(file) || !existsSync(dirname(file))) return [];
-  const pattern = restoreLeftover(file);
+  const pattern = copiesOf(file, 'restore');
   return readdirSync(dirname(file)).filter((name) => pattern.test(name) && name.endsWith('.tmp'));
 }
 

@@ -5,8 +5,9 @@ import { hasKeyLike } from '../logger';
 const TRACE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Echoes the caller's correlation id (SVC-TRACE-ID, or BT-TRACE-ID) in SVC-TRACE-ID, or creates one, on every response, and marks
- * every response as not cacheable and not to be sniffed: token data must never sit in a shared cache.
+ * Echoes the caller's correlation id (SVC-TRACE-ID, or BT-TRACE-ID) in SVC-TRACE-ID, or creates one, on every
+ * response, and marks every response as not cacheable and not to be sniffed: token data must never sit in a shared
+ * cache.
  */
 export function edgeHeaders(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.get('svc-trace-id') ?? req.get('bt-trace-id');

@@ -226,8 +226,8 @@ export class InvokeProxy {
 
     const steps: ProxyTransform[] = [...transforms];
     if (!steps.some((t) => t.type === 'detokenize')) steps.unshift({ type: 'detokenize' });
-    // A proxy saved before every Proxy-* name was refused may still append one: it is never sent (docs/proxy.md). Checked
-    // before any step, so no token is revealed for a call that cannot go.
+    // A proxy saved before every Proxy-* name was refused may still append one: it is never sent (docs/proxy.md).
+    // Checked before any step, so no token is revealed for a call that cannot go.
     for (const [index, step] of transforms.entries()) {
       if (step.type === 'append_header' && isHopByHop(step.name.toLowerCase())) {
         const field = `request_transforms[${index}].name`;
